@@ -1,0 +1,120 @@
+package io.floe.iceberg;
+
+import io.floe.format.BatchHeader;
+import io.floe.format.KafkaRecord;
+import io.floe.format.RecordHeader;
+import io.floe.format.TimestampType;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+
+/** Turns a Kafka record into a table row and back. */
+final class RowCodec {
+  private static final long MAX_MILLIS = Long.MAX_VALUE / 1000;
+  private static final long MIN_MILLIS = Long.MIN_VALUE / 1000;
+
+  private final Types.StructType kafkaType;
+  private final Types.StructType headerType;
+  private final Schema schema;
+
+  RowCodec(Schema schema) {
+    this.schema = schema;
+    this.kafkaType = schema.findField(TopicTableLayout.KAFKA).type().asStructType();
+    this.headerType = TopicTableLayout.HEADER;
+  }
+
+  Record toRow(int partition, BatchHeader batch, KafkaRecord record) {
+    boolean logAppend = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
+    long visibleTimestamp = logAppend ? batch.maxTimestamp() : record.timestamp();
+    int offsetDelta = (int) (record.offset() - batch.baseOffset());
+
+    GenericRecord kafka = GenericRecord.create(kafkaType);
+    kafka.set(0, partition);
+    kafka.set(1, record.offset());
+    kafka.set(2, toTimestamp(visibleTimestamp, record.offset()));
+    kafka.set(3, logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
+    kafka.set(4, batch.partitionLeaderEpoch());
+    kafka.set(5, batch.producerId());
+    kafka.set(6, (int) batch.producerEpoch());
+    kafka.set(7, batch.baseSequence() < 0 ? -1 : sequenceOf(batch.baseSequence(), offsetDelta));
+    kafka.set(8, batch.isTransactional());
+    kafka.set(9, logAppend ? toTimestamp(record.timestamp(), record.offset()) : null);
+
+    List<Record> headers = new ArrayList<>(record.headers().size());
+    for (RecordHeader h : record.headers()) {
+      GenericRecord header = GenericRecord.create(headerType);
+      header.set(0, h.key());
+      header.set(1, h.value() == null ? null : ByteBuffer.wrap(h.value()));
+      headers.add(header);
+    }
+
+    GenericRecord row = GenericRecord.create(schema);
+    row.set(0, kafka);
+    row.set(1, record.key() == null ? null : ByteBuffer.wrap(record.key()));
+    row.set(2, record.value() == null ? null : ByteBuffer.wrap(record.value()));
+    row.set(3, headers);
+    return row;
+  }
+
+  /** Kafka's sequence numbers wrap around at Integer.MAX_VALUE. */
+  private static int sequenceOf(int baseSequence, int offsetDelta) {
+    long seq = (long) baseSequence + offsetDelta;
+    return (int) (seq > Integer.MAX_VALUE ? seq - Integer.MAX_VALUE - 1 : seq);
+  }
+
+  static long offsetOf(Record row) {
+    return (Long) ((Record) row.get(0)).get(1);
+  }
+
+  static long producerIdOf(Record row) {
+    return (Long) ((Record) row.get(0)).get(5);
+  }
+
+  static KafkaRecord fromRow(Record row) {
+    Record kafka = (Record) row.get(0);
+    long offset = (Long) kafka.get(1);
+    boolean logAppend = TopicTableLayout.LOG_APPEND_TIME.equals(kafka.get(3));
+    OffsetDateTime ts = (OffsetDateTime) (logAppend ? kafka.get(9) : kafka.get(2));
+    @SuppressWarnings("unchecked")
+    List<Record> headerRows = (List<Record>) row.get(3);
+    List<RecordHeader> headers = new ArrayList<>(headerRows == null ? 0 : headerRows.size());
+    if (headerRows != null) {
+      for (Record h : headerRows) {
+        headers.add(new RecordHeader((String) h.get(0), bytes((ByteBuffer) h.get(1))));
+      }
+    }
+    return new KafkaRecord(
+        offset, toMillis(ts), bytes((ByteBuffer) row.get(1)), bytes((ByteBuffer) row.get(2)), headers);
+  }
+
+  private static OffsetDateTime toTimestamp(long millis, long offset) {
+    if (millis > MAX_MILLIS || millis < MIN_MILLIS) {
+      throw new IllegalArgumentException(
+          "Record at offset " + offset + " has timestamp " + millis + " ms, outside what a microsecond"
+              + " timestamp can hold");
+    }
+    return Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC);
+  }
+
+  private static long toMillis(OffsetDateTime ts) {
+    Instant i = ts.toInstant();
+    return Math.floorDiv(i.getEpochSecond() * 1_000_000L + i.getNano() / 1000, 1000L);
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    if (buffer == null) {
+      return null;
+    }
+    ByteBuffer dup = buffer.duplicate();
+    byte[] out = new byte[dup.remaining()];
+    dup.get(out);
+    return out;
+  }
+}
