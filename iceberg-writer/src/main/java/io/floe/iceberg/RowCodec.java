@@ -27,7 +27,8 @@ final class RowCodec {
   RowCodec(Schema schema) {
     this.schema = schema;
     this.kafkaType = schema.findField(TopicTableLayout.KAFKA).type().asStructType();
-    this.headerType = TopicTableLayout.HEADER;
+    this.headerType =
+        schema.findField("headers").type().asListType().elementType().asStructType();
   }
 
   Record toRow(int partition, BatchHeader batch, KafkaRecord record) {

@@ -52,8 +52,6 @@ public final class SegmentCommitter {
   public static final String SUMMARY_SEGMENT_ID = "floe.segment-id";
   public static final String SUMMARY_REPLACED_FILES = "floe.replaced-files";
 
-  private static final int OFFSET_FIELD_ID = 102;
-
   private final int maxAttempts;
   private final long minBackoffMs;
   private final long maxBackoffMs;
@@ -119,7 +117,7 @@ public final class SegmentCommitter {
     if (base != null && segment.lastOffset() >= segment.baseOffset()) {
       for (FileScanTask task : plan(table, base, segment.partition(), segment.baseOffset(), segment.lastOffset())) {
         DataFile file = task.file();
-        long[] range = offsetRange(file);
+        long[] range = offsetRange(table, file);
         if (range[0] < segment.baseOffset() || range[1] > segment.lastOffset()) {
           throw new SegmentFormatException(
               "Partition " + segment.partition() + " offsets " + segment.baseOffset() + ".." + segment.lastOffset()
@@ -178,6 +176,7 @@ public final class SegmentCommitter {
                     Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, from),
                     Expressions.lessThanOrEqual(TopicTableLayout.OFFSET, to)))
             .ignoreResiduals()
+            .includeColumnStats()
             .planFiles()) {
       List<FileScanTask> out = new ArrayList<>();
       tasks.forEach(out::add);
@@ -187,14 +186,16 @@ public final class SegmentCommitter {
     }
   }
 
-  static long[] offsetRange(DataFile file) {
+  /** {lowest, highest} offset in a data file, from its column bounds (the whole range when it has none). */
+  static long[] offsetRange(Table table, DataFile file) {
+    int offsetId = table.schema().findField(TopicTableLayout.OFFSET).fieldId();
     Map<Integer, ByteBuffer> lower = file.lowerBounds();
     Map<Integer, ByteBuffer> upper = file.upperBounds();
-    if (lower == null || upper == null || !lower.containsKey(OFFSET_FIELD_ID) || !upper.containsKey(OFFSET_FIELD_ID)) {
+    if (lower == null || upper == null || !lower.containsKey(offsetId) || !upper.containsKey(offsetId)) {
       return new long[] {Long.MIN_VALUE, Long.MAX_VALUE};
     }
-    long lo = Conversions.fromByteBuffer(Types.LongType.get(), lower.get(OFFSET_FIELD_ID));
-    long hi = Conversions.fromByteBuffer(Types.LongType.get(), upper.get(OFFSET_FIELD_ID));
+    long lo = Conversions.fromByteBuffer(Types.LongType.get(), lower.get(offsetId));
+    long hi = Conversions.fromByteBuffer(Types.LongType.get(), upper.get(offsetId));
     return new long[] {lo, hi};
   }
 
@@ -260,9 +261,9 @@ public final class SegmentCommitter {
       long position = 0;
       long runStart = -1;
       for (Record row : rows) {
-        long offset = RowCodec.offsetOf(row);
-        boolean hit =
-            offset >= txn.firstOffset() && offset <= to && RowCodec.producerIdOf(row) == txn.producerId();
+        Record kafka = (Record) row.get(0); // projected: offset, producer_id
+        long offset = (Long) kafka.get(0);
+        boolean hit = offset >= txn.firstOffset() && offset <= to && (Long) kafka.get(1) == txn.producerId();
         if (hit && runStart < 0) {
           runStart = position;
         } else if (!hit && runStart >= 0) {

@@ -9,7 +9,7 @@ import org.apache.iceberg.types.Types;
 
 /**
  * The table layout every Floe topic table has: a public contract (see the README), versioned by
- * {@link #LAYOUT_VERSION}. Field ids are fixed so that every broker and every engine agrees on them.
+ * {@link #LAYOUT_VERSION}. Catalogs assign field ids when a table is created: code looks fields up by name.
  */
 public final class TopicTableLayout {
   public static final int LAYOUT_VERSION = 1;

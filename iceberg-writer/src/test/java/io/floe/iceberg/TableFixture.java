@@ -1,0 +1,61 @@
+package io.floe.iceberg;
+
+import io.floe.testing.TestCatalogs;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+
+/** A real catalog plus the bridge on top of it, for one test. */
+final class TableFixture implements AutoCloseable {
+  final JdbcCatalog catalog;
+  final TopicTables tables;
+  final TieredSegments segments;
+
+  TableFixture(Path dir, TestCatalogs.Storage storage, TopicTableOptions options) {
+    this.catalog = TestCatalogs.jdbc(dir, storage);
+    this.tables = new TopicTables(catalog, options);
+    this.segments = new TieredSegments(tables, new SegmentCommitter());
+  }
+
+  TableFixture(Path dir, TestCatalogs.Storage storage) {
+    this(dir, storage, TopicTableOptions.builder().build());
+  }
+
+  Table table(String topic, String topicId) {
+    Table t = tables.find(topic, topicId);
+    t.refresh();
+    return t;
+  }
+
+  /** What an Iceberg reader sees: offsets, per partition, in the table's current snapshot. */
+  static List<Record> rows(Table table) {
+    List<Record> out = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      rows.forEach(r -> out.add(r.copy()));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    out.sort(java.util.Comparator.comparingLong(RowCodec::offsetOf));
+    return out;
+  }
+
+  static ByteBuffer txnIndex(List<AbortedTransaction> aborted) {
+    ByteBuffer buf = ByteBuffer.allocate(aborted.size() * TransactionIndex.ENTRY_SIZE);
+    for (AbortedTransaction t : aborted) {
+      buf.putShort((short) 0).putLong(t.producerId()).putLong(t.firstOffset()).putLong(t.lastOffset())
+          .putLong(t.lastOffset() + 1);
+    }
+    return buf.flip();
+  }
+
+  @Override
+  public void close() throws Exception {
+    catalog.close();
+  }
+}
