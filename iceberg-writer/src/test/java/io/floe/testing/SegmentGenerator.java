@@ -69,6 +69,12 @@ public final class SegmentGenerator {
         return this;
     }
 
+    /** Moves the clock the following batches take their timestamps from by {@code millis}. */
+    public SegmentGenerator advanceClock(long millis) {
+        clock += millis;
+        return this;
+    }
+
     public long nextOffset() {
         return next;
     }
