@@ -30,11 +30,22 @@ public final class BatchEncoder {
         if (header.magic() != 2) {
             throw new IllegalArgumentException("only magic 2 can be encoded, header has magic " + header.magic());
         }
+        return encode(header, records.size(), encodeRecords(header, records));
+    }
+
+    /**
+     * Encodes a full v2 batch around an already encoded, uncompressed records section (as
+     * {@link #encodeRecords} or {@link RecordBatch#uncompressedRecordBytes()} give it), compressing it with
+     * header.compression(). Same rules as {@link #encode(BatchHeader, List)}.
+     */
+    public static ByteBuffer encode(BatchHeader header, int recordCount, byte[] plain) {
+        if (header.magic() != 2) {
+            throw new IllegalArgumentException("only magic 2 can be encoded, header has magic " + header.magic());
+        }
         Compression codec = header.compression();
-        byte[] plain = encodeRecords(header, records);
         byte[] body;
         int bodyLen;
-        if (codec == Compression.NONE || records.isEmpty()) {
+        if (codec == Compression.NONE || recordCount == 0) {
             body = plain;
             bodyLen = plain.length;
         } else {
@@ -54,7 +65,7 @@ public final class BatchEncoder {
         byte[] batch = new byte[(int) total];
         System.arraycopy(body, 0, batch, BatchHeader.HEADER_SIZE, bodyLen);
         ByteBuffer b = ByteBuffer.wrap(batch);
-        header.write(b, batch.length - BatchHeader.LOG_OVERHEAD, 0, records.size());
+        header.write(b, batch.length - BatchHeader.LOG_OVERHEAD, 0, recordCount);
         CRC32C crc = new CRC32C();
         crc.update(batch, BatchHeader.ATTRIBUTES_OFFSET, batch.length - BatchHeader.ATTRIBUTES_OFFSET);
         b.putInt(BatchHeader.CRC_OFFSET, (int) crc.getValue());

@@ -1,5 +1,6 @@
 package io.floe.format;
 
+import com.github.luben.zstd.RecyclingBufferPool;
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
 import java.io.BufferedInputStream;
@@ -76,7 +77,7 @@ public enum Compression {
                         LZ4Factory.fastestInstance().safeDecompressor(),
                         XXHashFactory.fastestInstance().hash32());
             case ZSTD:
-                return new BufferedInputStream(new ZstdInputStreamNoFinalizer(in), BUFFER);
+                return new BufferedInputStream(new ZstdInputStreamNoFinalizer(in, RecyclingBufferPool.INSTANCE), BUFFER);
             default:
                 throw new AssertionError(this);
         }
@@ -103,7 +104,7 @@ public enum Compression {
                         XXHashFactory.safeInstance().hash32(),
                         LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE);
             case ZSTD:
-                ZstdOutputStreamNoFinalizer z = new ZstdOutputStreamNoFinalizer(out, ZSTD_LEVEL);
+                ZstdOutputStreamNoFinalizer z = new ZstdOutputStreamNoFinalizer(out, RecyclingBufferPool.INSTANCE, ZSTD_LEVEL);
                 z.setChecksum(false);
                 return new BufferedOutputStream(z, BUFFER);
             default:

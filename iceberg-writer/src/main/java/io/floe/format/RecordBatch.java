@@ -20,6 +20,7 @@ import java.util.zip.CRC32C;
  * Records are decoded lazily (and anew) on each call to {@link #records()}.
  */
 public final class RecordBatch {
+    private byte[] decompressed;
     private final BatchHeader header;
     private final long position;
     private final byte[] bytes; // exactly header.sizeInBytes() bytes, never exposed writable
@@ -124,8 +125,18 @@ public final class RecordBatch {
         return new CorruptBatchException(position, OptionalLong.of(header.baseOffset()), why, cause);
     }
 
-    /** The (decompressed) records section exactly as stored. */
+    /**
+     * The (decompressed) records section exactly as stored. Decompressed once and shared with
+     * {@link #records()}: callers must not modify the array.
+     */
     public byte[] uncompressedRecordBytes() throws CorruptBatchException {
+        if (decompressed == null) {
+            decompressed = decompress();
+        }
+        return decompressed;
+    }
+
+    private byte[] decompress() throws CorruptBatchException {
         int start = BatchHeader.HEADER_SIZE;
         int len = bytes.length - start;
         Compression c = header.compression();

@@ -192,18 +192,13 @@ public final class SegmentWriter {
     /** The batch as a fetch will re-encode it, after checking that re-encoding loses nothing. */
     private ByteBuffer verifiedEncoding(RecordBatch batch, List<KafkaRecord> batchRecords) {
       BatchHeader header = batch.header();
-      ByteBuffer encoded;
-      if (header.compression() == Compression.NONE) {
-        encoded = BatchEncoder.encode(header, batchRecords);
-        if (!encoded.equals(batch.rawBytes())) {
-          throw refuse(batch, "re-encoding does not give back the same bytes (a non-canonical encoding)");
-        }
-      } else {
-        byte[] recordBytes = BatchEncoder.encodeRecords(header, batchRecords);
-        if (!Arrays.equals(recordBytes, batch.uncompressedRecordBytes())) {
-          throw refuse(batch, "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
-        }
-        encoded = BatchEncoder.encode(header, batchRecords);
+      byte[] stored = batch.uncompressedRecordBytes();
+      if (!Arrays.equals(BatchEncoder.encodeRecords(header, batchRecords), stored)) {
+        throw refuse(batch, "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
+      }
+      ByteBuffer encoded = BatchEncoder.encode(header, batchRecords.size(), stored);
+      if (header.compression() == Compression.NONE && !encoded.equals(batch.rawBytes())) {
+        throw refuse(batch, "re-encoding does not give back the same bytes");
       }
       return encoded;
     }
