@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class SegmentRoundTripTest {
+class BatchCodecTest {
     @TempDir
     Path dir;
 
