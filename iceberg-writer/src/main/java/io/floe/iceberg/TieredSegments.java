@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -254,9 +253,5 @@ public final class TieredSegments {
     } catch (IOException e) {
       throw new UncheckedIOException("Reading " + file.location() + " failed", e);
     }
-  }
-
-  static ByteBuffer copyOf(byte[] bytes) {
-    return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
   }
 }

@@ -59,12 +59,13 @@ class TableLayoutTest {
   }
 
   @Test
-  void segmentCrossingDaysAndFileSizeIsSplitIntoSeveralFilesAndStillRoundTrips() throws Exception {
+  void segmentCrossingDaysAndFileSizeWithBigRecordsIsSplitIntoSeveralFilesAndStillRoundTrips() throws Exception {
     SegmentGenerator gen = SegmentGenerator.seeded(9);
     for (int day = 0; day < 3; day++) {
       for (int i = 0; i < 40; i++) {
         gen.batch(Compression.values()[i % 5], TimestampType.CREATE_TIME, 20, 2000);
       }
+      gen.bigRecord(1_500_000 + day);
       gen.advanceClock(24L * 3600 * 1000);
     }
     Path log = gen.writeTo(dir.resolve("0.log"));
