@@ -110,6 +110,28 @@ public final class ReencodingInputStream extends InputStream {
     return n;
   }
 
+  /**
+   * Moves the stream to {@code position} if that needs no going back further than the start of the batch it holds
+   * (a sequential consumer's next fetch starts at the batch its previous fetch stopped in). Returns false, and
+   * leaves the stream as it was, otherwise.
+   */
+  boolean reposition(long position) {
+    if (closed) {
+      return false;
+    }
+    int target = directory.indexAtOrAfter(position);
+    int held = next - 1;
+    if (held >= 0 && target == held && current.capacity() > 0) {
+      current.rewind();
+      return true;
+    }
+    if (target == next) {
+      current = ByteBuffer.allocate(0);
+      return true;
+    }
+    return false;
+  }
+
   @Override
   public int available() {
     return current.remaining();

@@ -2,7 +2,12 @@ package io.floe.iceberg;
 
 import io.floe.sidecar.Sidecar;
 import io.floe.sidecar.Sidecar.Section;
+import java.io.FilterInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +15,11 @@ import java.util.Optional;
 import org.apache.iceberg.Table;
 
 /** A copied segment, opened from its sidecar: serves its record stream and the indexes Kafka asks for. */
-public final class StoredSegment {
+public final class StoredSegment implements AutoCloseable {
+  public static final int MAX_IDLE_STREAMS = 2;
+
+  private final Deque<ReencodingInputStream> idle = new ArrayDeque<>();
+  private long reused;
   private final Table table;
   private final Sidecar sidecar;
   private final BatchDirectory directory;
@@ -31,9 +40,99 @@ public final class StoredSegment {
     return dataFiles;
   }
 
-  /** The re-encoded batches from {@code position} (offset-index coordinates) to the end of the segment. */
+  /**
+   * The re-encoded batches from {@code position} (offset-index coordinates) to the end of the segment. Closing the
+   * returned stream keeps its readers for the next fetch that continues where it stopped (up to
+   * {@link #MAX_IDLE_STREAMS} per segment), so a consumer reading a segment one fetch after another decodes each
+   * row group once instead of once per fetch. {@link #close()} releases them.
+   */
   public InputStream fetch(long position) {
-    return new ReencodingInputStream(table.io(), table.schema(), dataFiles, directory, position);
+    synchronized (idle) {
+      for (Iterator<ReencodingInputStream> it = idle.iterator(); it.hasNext(); ) {
+        ReencodingInputStream candidate = it.next();
+        if (candidate.reposition(position)) {
+          it.remove();
+          reused++;
+          return new Lease(candidate);
+        }
+      }
+    }
+    return new Lease(new ReencodingInputStream(table.io(), table.schema(), dataFiles, directory, position));
+  }
+
+  /** How many fetches continued an earlier fetch's readers (for metrics and tests). */
+  public long reusedStreams() {
+    synchronized (idle) {
+      return reused;
+    }
+  }
+
+  /** Releases the readers kept for later fetches. The segment stays usable. */
+  @Override
+  public void close() {
+    synchronized (idle) {
+      idle.forEach(ReencodingInputStream::close);
+      idle.clear();
+    }
+  }
+
+  private void giveBack(ReencodingInputStream stream) {
+    synchronized (idle) {
+      idle.addFirst(stream);
+      while (idle.size() > MAX_IDLE_STREAMS) {
+        idle.removeLast().close();
+      }
+    }
+  }
+
+  /** A fetch's view of a pooled stream: closing it returns the stream unless a read failed or was interrupted. */
+  private final class Lease extends FilterInputStream {
+    private boolean failed;
+    private boolean closed;
+
+    Lease(ReencodingInputStream stream) {
+      super(stream);
+    }
+
+    @Override
+    public int read() throws IOException {
+      try {
+        return super.read();
+      } catch (IOException | RuntimeException e) {
+        failed = true;
+        throw e;
+      }
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      try {
+        return in.read(b, off, len);
+      } catch (IOException | RuntimeException e) {
+        failed = true;
+        throw e;
+      }
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      failed = true; // skipping breaks the position bookkeeping of a pooled stream: do not reuse it
+      return super.skip(n);
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      ReencodingInputStream stream = (ReencodingInputStream) in;
+      if (failed || Thread.currentThread().isInterrupted()) {
+        stream.close();
+      } else {
+        giveBack(stream);
+      }
+    }
   }
 
   public ByteBuffer offsetIndex() {

@@ -232,6 +232,49 @@ class SegmentRoundTripTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(Storage.class)
+  void sequentialFetchesLikeTheBrokerContinueTheSameReaders(Storage storage) throws Exception {
+    SegmentGenerator gen = SegmentGenerator.seeded(21).randomMix(1500);
+    Path log = gen.writeTo(dir.resolve("0.log"));
+    List<RecordBatch> original = Batches.read(log);
+    try (TableFixture f = new TableFixture(dir, storage)) {
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "seq");
+      f.segments.copy(key, SegmentFiles.of(log, 0));
+      StoredSegment stored = f.segments.open(key);
+      BatchDirectory directory = stored.directory();
+      List<RecordBatch> served = new ArrayList<>();
+      int nextBatch = 0;
+      int fetches = 0;
+      while (nextBatch < directory.size()) {
+        // As RemoteLogManager does: fetch from the batch position, read at most fetchSize bytes, close.
+        long start = directory.encodedPosition(nextBatch);
+        byte[] buffer;
+        try (InputStream in = stored.fetch(start)) {
+          buffer = in.readNBytes(16 * 1024);
+        }
+        fetches++;
+        int complete = 0;
+        for (RecordBatch b : Batches.readComplete(buffer)) {
+          served.add(b);
+          complete++;
+        }
+        nextBatch += Math.max(complete, 1);
+        if (complete == 0) { // a batch larger than the fetch size: read it whole, as minOneMessage does
+          try (InputStream in = stored.fetch(start)) {
+            served.add(Batches.read(in).get(0));
+          }
+        }
+      }
+      assertThat(served).hasSameSizeAs(original);
+      for (int i = 0; i < original.size(); i++) {
+        Batches.assertSameBatch(original.get(i), served.get(i));
+      }
+      assertThat(stored.reusedStreams()).as("fetches that continued earlier readers").isGreaterThan(fetches / 2);
+      stored.close();
+    }
+  }
+
   static List<KafkaRecord> expectedVisible(List<RecordBatch> batches, List<long[]> aborted) {
     List<KafkaRecord> out = new ArrayList<>();
     for (RecordBatch b : batches) {

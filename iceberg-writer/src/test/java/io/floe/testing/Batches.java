@@ -41,6 +41,22 @@ public final class Batches {
     }
   }
 
+  /** The complete batches at the start of {@code bytes}; a trailing partial batch is dropped, as a fetch does. */
+  public static List<RecordBatch> readComplete(byte[] bytes) {
+    List<RecordBatch> out = new ArrayList<>();
+    java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(bytes);
+    while (buf.remaining() >= 12) {
+      int size = buf.getInt(buf.position() + 8) + 12;
+      if (size > buf.remaining()) {
+        break;
+      }
+      java.nio.ByteBuffer one = buf.slice(buf.position(), size);
+      out.add(RecordBatch.parse(one, 0));
+      buf.position(buf.position() + size);
+    }
+    return out;
+  }
+
   /** Every batch and record field equal; byte-identical when uncompressed. */
   public static void assertSameBatch(RecordBatch expected, RecordBatch actual) {
     BatchHeader e = expected.header();
