@@ -1,0 +1,350 @@
+package io.floe.rsm;
+
+import io.floe.iceberg.TopicTableLayout;
+import io.floe.iceberg.TopicTableOptions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The plugin's configuration: the broker's {@code rsm.config.*} keys with the prefix stripped (plus
+ * {@code broker.id}). Every key has a type, a default, a validator and documentation; see {@link #CONFIG_DEF}.
+ * Keys under {@code iceberg.} are passed through, with the prefix stripped, to Iceberg's
+ * {@code CatalogUtil.buildIcebergCatalog}; the few listed in {@link #CONFIG_DEF} are documented and checked.
+ */
+public final class FloeRsmConfig extends AbstractConfig {
+  public static final String ICEBERG_PREFIX = "iceberg.";
+
+  public static final String ICEBERG_TYPE = "iceberg.type";
+  public static final String ICEBERG_CATALOG_IMPL = "iceberg.catalog-impl";
+  public static final String ICEBERG_URI = "iceberg.uri";
+  public static final String ICEBERG_WAREHOUSE = "iceberg.warehouse";
+  public static final String ICEBERG_IO_IMPL = "iceberg.io-impl";
+  public static final String CATALOG_NAME = "catalog.name";
+  public static final String TABLE_NAMESPACE = "table.namespace";
+  public static final String TABLE_TIME_TRANSFORM = "table.partition.time-transform";
+  public static final String TABLE_TARGET_FILE_SIZE = "table.target-file-size-bytes";
+  public static final String TABLE_PARQUET_COMPRESSION = "table.parquet.compression";
+  public static final String TABLE_ROW_GROUP_SIZE = "table.parquet.row-group-size-bytes";
+  public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
+  public static final String RETENTION_MODE = "retention.mode";
+  public static final String COMMIT_MAX_ATTEMPTS = "commit.max-attempts";
+  public static final String COMMIT_BACKOFF_MIN_MS = "commit.backoff.min.ms";
+  public static final String COMMIT_BACKOFF_MAX_MS = "commit.backoff.max.ms";
+  public static final String CACHE_SEGMENTS_MAX = "cache.segments.max-entries";
+  public static final String CACHE_TABLES_EXPIRATION_MS = "cache.tables.expiration.ms";
+  public static final String BROKER_ID = "broker.id";
+
+  /** How deleting a remote segment treats its rows. */
+  public enum RetentionMode {
+    /** Kafka's retention also removes the rows from the table. */
+    DELETE,
+    /** Rows stay in the table past Kafka's retention; only the segment's sidecar goes. */
+    KEEP
+  }
+
+  private static final List<String> CATALOG_TYPES = List.of("jdbc", "rest", "glue", "hadoop", "hive", "nessie");
+  private static final List<String> COMPRESSIONS =
+      List.of("zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed");
+  private static final List<String> TIME_TRANSFORMS = List.of("none", "hour", "day", "month", "year");
+
+  private static final Pattern SENSITIVE =
+      Pattern.compile("secret|password|passwd|token|credential|access-key|access\\.key|accesskey|private-key|"
+          + "session-key|sas|signature|auth", Pattern.CASE_INSENSITIVE);
+
+  public static final ConfigDef CONFIG_DEF =
+      new ConfigDef()
+          .define(
+              ICEBERG_TYPE, Type.STRING, null, new OneOfOrNull(CATALOG_TYPES), Importance.HIGH,
+              "Iceberg catalog type, passed to Iceberg as 'type': one of " + CATALOG_TYPES
+                  + ". Required unless " + ICEBERG_CATALOG_IMPL + " is set. Every other key starting with '"
+                  + ICEBERG_PREFIX + "' is passed to the catalog verbatim with the prefix removed (for example "
+                  + "iceberg.jdbc.user, iceberg.s3.endpoint, iceberg.s3.path-style-access, iceberg.client.region, "
+                  + "iceberg.credential, iceberg.token).")
+          .define(
+              ICEBERG_CATALOG_IMPL, Type.STRING, null, new NonBlankOrNull(), Importance.MEDIUM,
+              "Class name of a custom Iceberg catalog, passed to Iceberg as 'catalog-impl'. Mutually exclusive "
+                  + "with " + ICEBERG_TYPE + ".")
+          .define(
+              ICEBERG_URI, Type.STRING, null, new NonBlankOrNull(), Importance.HIGH,
+              "Catalog URI, passed as 'uri': a JDBC URL (jdbc:sqlite:/var/lib/floe/catalog.db, "
+                  + "jdbc:postgresql://...) for type jdbc, the endpoint for type rest.")
+          .define(
+              ICEBERG_WAREHOUSE, Type.STRING, null, new NonBlankOrNull(), Importance.HIGH,
+              "Warehouse location under which new topic tables are created, passed as 'warehouse' "
+                  + "(for example s3://bucket/warehouse or file:///var/lib/floe/warehouse).")
+          .define(
+              ICEBERG_IO_IMPL, Type.STRING, null, new NonBlankOrNull(), Importance.MEDIUM,
+              "FileIO class the catalog uses, passed as 'io-impl' (for example org.apache.iceberg.aws.s3.S3FileIO). "
+                  + "Unset: the catalog's default.")
+          .define(
+              CATALOG_NAME, Type.STRING, "floe", new ConfigDef.NonEmptyStringWithoutControlChars(),
+              Importance.MEDIUM,
+              "Name given to the Iceberg catalog. Engines reading the tables through the same JDBC catalog must "
+                  + "use the same name (JDBC catalogs key their rows by it).")
+          .define(
+              TABLE_NAMESPACE, Type.STRING, "kafka", new NamespaceValidator(), Importance.MEDIUM,
+              "Iceberg namespace of the topic tables; dots separate levels (a.b is namespace [a, b]). "
+                  + "Created on first use when the catalog supports namespaces.")
+          .define(
+              TABLE_TIME_TRANSFORM, Type.STRING, "day", ConfigDef.CaseInsensitiveValidString.in(
+                  TIME_TRANSFORMS.toArray(String[]::new)),
+              Importance.MEDIUM,
+              "Partition transform on kafka.timestamp for new topic tables, besides identity on kafka.partition: "
+                  + "one of " + TIME_TRANSFORMS + ". Changing it affects only tables created afterwards.")
+          .define(
+              TABLE_TARGET_FILE_SIZE, Type.LONG, TopicTableOptions.DEFAULT_TARGET_FILE_SIZE,
+              ConfigDef.Range.atLeast(1024L * 1024), Importance.LOW,
+              "Target size in bytes of the Parquet data files of new topic tables (write.target-file-size-bytes); "
+                  + "a segment larger than this is split into several files. At least 1 MiB.")
+          .define(
+              TABLE_PARQUET_COMPRESSION, Type.STRING, TopicTableOptions.DEFAULT_COMPRESSION,
+              ConfigDef.CaseInsensitiveValidString.in(COMPRESSIONS.toArray(String[]::new)), Importance.LOW,
+              "Parquet compression codec of new topic tables (write.parquet.compression-codec): one of "
+                  + COMPRESSIONS + ".")
+          .define(
+              TABLE_ROW_GROUP_SIZE, Type.LONG, TopicTableOptions.DEFAULT_ROW_GROUP_SIZE,
+              ConfigDef.Range.atLeast(64L * 1024), Importance.LOW,
+              "Parquet row group size in bytes of new topic tables (write.parquet.row-group-size-bytes); "
+                  + "bounds the memory a copy buffers per open file. At least 64 KiB.")
+          .define(
+              INDEX_INTERVAL_BYTES, Type.INT, io.floe.iceberg.BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+              ConfigDef.Range.atLeast(1), Importance.LOW,
+              "Bytes of re-encoded batches between two entries of the offset index Floe derives and serves for a "
+                  + "remote segment (like the topic's index.interval.bytes).")
+          .define(
+              RETENTION_MODE, Type.STRING, "delete", ConfigDef.CaseInsensitiveValidString.in("delete", "keep"),
+              Importance.HIGH,
+              "What Kafka deleting a remote segment (retention, topic deletion) does to its rows: 'delete' removes "
+                  + "them from the table (one metadata commit); 'keep' leaves them in the table as history and "
+                  + "only removes the segment's sidecar.")
+          .define(
+              COMMIT_MAX_ATTEMPTS, Type.INT, 10, ConfigDef.Range.atLeast(1), Importance.LOW,
+              "Attempts of one segment's Iceberg commit when it conflicts with concurrent writers.")
+          .define(
+              COMMIT_BACKOFF_MIN_MS, Type.LONG, 100L, ConfigDef.Range.atLeast(0L), Importance.LOW,
+              "First backoff in milliseconds between commit attempts; it doubles up to " + COMMIT_BACKOFF_MAX_MS
+                  + ".")
+          .define(
+              COMMIT_BACKOFF_MAX_MS, Type.LONG, 10_000L, ConfigDef.Range.atLeast(0L), Importance.LOW,
+              "Longest backoff in milliseconds between commit attempts; at least " + COMMIT_BACKOFF_MIN_MS + ".")
+          .define(
+              CACHE_SEGMENTS_MAX, Type.INT, 128, ConfigDef.Range.atLeast(1), Importance.LOW,
+              "Opened remote segments (parsed sidecars: indexes and batch directory) kept in memory for fetches.")
+          .define(
+              CACHE_TABLES_EXPIRATION_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(1L), Importance.LOW,
+              "How long a loaded topic table stays cached after its last use. Commits always refresh the table "
+                  + "first, so this only bounds how stale a fetch's view of the table can be.")
+          .define(
+              BROKER_ID, Type.INT, -1, ConfigDef.Range.atLeast(-1), Importance.LOW,
+              "Set by the broker: its id, used in log lines and metric names.");
+
+  public FloeRsmConfig(Map<String, ?> props) {
+    super(CONFIG_DEF, props, false);
+    String type = getString(ICEBERG_TYPE);
+    String impl = getString(ICEBERG_CATALOG_IMPL);
+    if (type == null && impl == null) {
+      throw new ConfigException(
+          "Missing required configuration \"" + ICEBERG_TYPE + "\" (or \"" + ICEBERG_CATALOG_IMPL
+              + "\"): set rsm.config." + ICEBERG_TYPE + " to one of " + CATALOG_TYPES);
+    }
+    if (type != null && impl != null) {
+      throw new ConfigException(
+          ICEBERG_TYPE, type, "set either " + ICEBERG_TYPE + " or " + ICEBERG_CATALOG_IMPL + ", not both");
+    }
+    if (getLong(COMMIT_BACKOFF_MAX_MS) < getLong(COMMIT_BACKOFF_MIN_MS)) {
+      throw new ConfigException(
+          COMMIT_BACKOFF_MAX_MS, getLong(COMMIT_BACKOFF_MAX_MS),
+          "must be at least " + COMMIT_BACKOFF_MIN_MS + " (" + getLong(COMMIT_BACKOFF_MIN_MS) + ")");
+    }
+  }
+
+  /** The catalog properties: every {@code iceberg.*} key with the prefix removed. */
+  public Map<String, String> catalogProperties() {
+    Map<String, String> out = new TreeMap<>();
+    for (Map.Entry<String, ?> e : originals().entrySet()) {
+      if (e.getKey().startsWith(ICEBERG_PREFIX) && e.getValue() != null) {
+        Object v = e.getValue();
+        String s = v instanceof org.apache.kafka.common.config.types.Password p ? p.value() : v.toString();
+        out.put(e.getKey().substring(ICEBERG_PREFIX.length()), s);
+      }
+    }
+    return out;
+  }
+
+  public String catalogName() {
+    return getString(CATALOG_NAME);
+  }
+
+  /** What identifies the catalog in messages: its name and type (never its properties). */
+  public String catalogDescription() {
+    String type = getString(ICEBERG_TYPE);
+    return "'" + catalogName() + "' (" + (type != null ? "type " + type : "catalog-impl " + getString(ICEBERG_CATALOG_IMPL)) + ")";
+  }
+
+  public Namespace namespace() {
+    return Namespace.of(getString(TABLE_NAMESPACE).split("\\."));
+  }
+
+  public TopicTableOptions tableOptions() {
+    return TopicTableOptions.builder()
+        .namespace(namespace())
+        .timeTransform(TopicTableLayout.TimeTransform.parse(getString(TABLE_TIME_TRANSFORM).toLowerCase(Locale.ROOT)))
+        .targetFileSizeBytes(getLong(TABLE_TARGET_FILE_SIZE))
+        .rowGroupSizeBytes(getLong(TABLE_ROW_GROUP_SIZE))
+        .parquetCompression(getString(TABLE_PARQUET_COMPRESSION).toLowerCase(Locale.ROOT))
+        .build();
+  }
+
+  public RetentionMode retentionMode() {
+    return RetentionMode.valueOf(getString(RETENTION_MODE).toUpperCase(Locale.ROOT));
+  }
+
+  public int commitMaxAttempts() {
+    return getInt(COMMIT_MAX_ATTEMPTS);
+  }
+
+  public long commitBackoffMinMs() {
+    return getLong(COMMIT_BACKOFF_MIN_MS);
+  }
+
+  public long commitBackoffMaxMs() {
+    return getLong(COMMIT_BACKOFF_MAX_MS);
+  }
+
+  public int indexIntervalBytes() {
+    return getInt(INDEX_INTERVAL_BYTES);
+  }
+
+  public int segmentCacheSize() {
+    return getInt(CACHE_SEGMENTS_MAX);
+  }
+
+  public long tableCacheExpirationMs() {
+    return getLong(CACHE_TABLES_EXPIRATION_MS);
+  }
+
+  public int brokerId() {
+    return getInt(BROKER_ID);
+  }
+
+  /** Whether a key names a credential: its value is never logged nor put in a message. */
+  public static boolean isSensitive(String key) {
+    return SENSITIVE.matcher(key).find();
+  }
+
+  /** The values of sensitive keys, to scrub from messages of exceptions that may quote them. */
+  public List<String> sensitiveValues() {
+    List<String> out = new ArrayList<>();
+    for (Map.Entry<String, ?> e : originals().entrySet()) {
+      if (isSensitive(e.getKey()) && e.getValue() != null) {
+        Object v = e.getValue();
+        String s = v instanceof org.apache.kafka.common.config.types.Password p ? p.value() : v.toString();
+        if (!s.isEmpty()) {
+          out.add(s);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Every key as the plugin sees it (defaults included), credentials masked: safe to log. */
+  public Map<String, String> effectiveConfig() {
+    Map<String, String> out = new TreeMap<>();
+    for (Map.Entry<String, ?> e : values().entrySet()) {
+      out.put(e.getKey(), mask(e.getKey(), e.getValue()));
+    }
+    for (Map.Entry<String, ?> e : originals().entrySet()) {
+      if (!out.containsKey(e.getKey())) {
+        out.put(e.getKey(), mask(e.getKey(), e.getValue()));
+      }
+    }
+    return out;
+  }
+
+  /** Keys that are neither defined nor passed through to Iceberg: likely typos. */
+  public List<String> unknownKeys() {
+    List<String> out = new ArrayList<>();
+    for (String key : originals().keySet()) {
+      if (!CONFIG_DEF.names().contains(key) && !key.startsWith(ICEBERG_PREFIX)) {
+        out.add(key);
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static String mask(String key, Object value) {
+    if (value == null) {
+      return "null";
+    }
+    if (isSensitive(key) || value instanceof org.apache.kafka.common.config.types.Password) {
+      return "[hidden]";
+    }
+    return value.toString();
+  }
+
+  /** The documentation of every key, as an HTML table (for the README). */
+  public static String documentation() {
+    return CONFIG_DEF.toHtmlTable();
+  }
+
+  private static final class OneOfOrNull implements ConfigDef.Validator {
+    private final List<String> allowed;
+
+    OneOfOrNull(List<String> allowed) {
+      this.allowed = allowed;
+    }
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value != null && !allowed.contains(value.toString().toLowerCase(Locale.ROOT))) {
+        throw new ConfigException(name, value, "must be one of " + allowed);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "null or one of " + allowed;
+    }
+  }
+
+  private static final class NonBlankOrNull implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value != null && value.toString().isBlank()) {
+        throw new ConfigException(name, value, "must not be blank");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "null or a non-blank string";
+    }
+  }
+
+  private static final class NamespaceValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      String s = value == null ? "" : value.toString();
+      if (s.isBlank() || Arrays.stream(s.split("\\.", -1)).anyMatch(String::isBlank)) {
+        throw new ConfigException(name, value, "must be one or more non-empty names separated by dots");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "non-empty names separated by dots";
+    }
+  }
+}
