@@ -1,5 +1,6 @@
 package io.floe.iceberg;
 
+import io.floe.sidecar.CorruptSidecarException;
 import io.floe.sidecar.Sidecar;
 import io.floe.sidecar.Sidecar.Section;
 import java.io.FilterInputStream;
@@ -8,6 +9,7 @@ import java.io.InputStream;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.Map;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +20,21 @@ import org.apache.iceberg.Table;
 public final class StoredSegment implements AutoCloseable {
   public static final int MAX_IDLE_STREAMS = 2;
 
+  /**
+   * Version of the re-encoding (codec settings, record layout) the served indexes were derived from. Bump it when
+   * the encoder's output changes: segments copied under another version are refused on open, loudly, rather than
+   * served with indexes that no longer match their stream.
+   */
+  static final int ENCODING_VERSION = 1;
+
+  static final String PROP_TOPIC = "topic";
+  static final String PROP_TOPIC_ID = "topic-id";
+  static final String PROP_PARTITION = "partition";
+  static final String PROP_BASE_OFFSET = "base-offset";
+  static final String PROP_LAST_OFFSET = "last-offset";
+  static final String PROP_SEGMENT_ID = "segment-id";
+  static final String PROP_ENCODING_VERSION = "encoding-version";
+
   private final Deque<ReencodingInputStream> idle = new ArrayDeque<>();
   private long reused;
   private final Table table;
@@ -26,6 +43,13 @@ public final class StoredSegment implements AutoCloseable {
   private final List<String> dataFiles;
 
   StoredSegment(Table table, Sidecar sidecar) {
+    String version = sidecar.properties().get(PROP_ENCODING_VERSION);
+    if (!Integer.toString(ENCODING_VERSION).equals(version)) {
+      throw new CorruptSidecarException(
+          "Segment " + sidecar.properties().get(PROP_SEGMENT_ID) + " was copied with re-encoding version " + version
+              + ", this Floe re-encodes with version " + ENCODING_VERSION
+              + ": its indexes would not match the served stream");
+    }
     this.table = table;
     this.sidecar = sidecar;
     this.directory = BatchDirectory.deserialize(sidecar.require(Section.BATCH_DIRECTORY));
@@ -167,15 +191,7 @@ public final class StoredSegment implements AutoCloseable {
 
   /** {base offset, last offset} from the sidecar's properties. */
   static long[] offsets(Sidecar sidecar) {
-    long base = 0;
-    long last = -1;
-    for (String line : sidecar.string(Section.PROPERTIES).split("\n")) {
-      if (line.startsWith("base-offset=")) {
-        base = Long.parseLong(line.substring("base-offset=".length()));
-      } else if (line.startsWith("last-offset=")) {
-        last = Long.parseLong(line.substring("last-offset=".length()));
-      }
-    }
-    return new long[] {base, last};
+    Map<String, String> props = sidecar.properties();
+    return new long[] {Long.parseLong(props.get(PROP_BASE_OFFSET)), Long.parseLong(props.get(PROP_LAST_OFFSET))};
   }
 }

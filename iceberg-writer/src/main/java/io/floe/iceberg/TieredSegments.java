@@ -8,6 +8,8 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -30,8 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TieredSegments {
   private static final Logger LOG = LoggerFactory.getLogger(TieredSegments.class);
-  private static final String PROP_TOPIC = "topic";
-  private static final String PROP_TOPIC_ID = "topic-id";
 
   private final TopicTables tables;
   private final SegmentCommitter committer;
@@ -104,14 +104,18 @@ public final class TieredSegments {
     for (DataFile f : written.dataFiles()) {
       dataFiles.append(f.location()).append('\n');
     }
-    String properties =
-        PROP_TOPIC + "=" + key.topic() + "\n" + PROP_TOPIC_ID + "=" + key.topicId() + "\npartition="
-            + key.partition() + "\nbase-offset=" + files.baseOffset() + "\nlast-offset=" + written.lastOffset()
-            + "\nsegment-id=" + key.segmentId() + "\n";
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(StoredSegment.PROP_TOPIC, key.topic());
+    properties.put(StoredSegment.PROP_TOPIC_ID, key.topicId());
+    properties.put(StoredSegment.PROP_PARTITION, Integer.toString(key.partition()));
+    properties.put(StoredSegment.PROP_BASE_OFFSET, Long.toString(files.baseOffset()));
+    properties.put(StoredSegment.PROP_LAST_OFFSET, Long.toString(written.lastOffset()));
+    properties.put(StoredSegment.PROP_SEGMENT_ID, key.segmentId());
+    properties.put(StoredSegment.PROP_ENCODING_VERSION, Integer.toString(StoredSegment.ENCODING_VERSION));
     BatchDirectory directory = written.directory();
     Sidecar.Builder builder =
         Sidecar.builder()
-            .put(Section.PROPERTIES, properties)
+            .properties(properties)
             .put(Section.DATA_FILES, dataFiles.toString())
             .put(Section.BATCH_DIRECTORY, directory.serialize())
             .put(Section.OFFSET_INDEX, directory.offsetIndex(files.baseOffset(), indexIntervalBytes))

@@ -73,6 +73,19 @@ public final class Sidecar {
     return new String(require(section), StandardCharsets.UTF_8);
   }
 
+  /** The PROPERTIES section as key/value pairs (one {@code key=value} per line). */
+  public Map<String, String> properties() {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (String line : section(Section.PROPERTIES).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("")
+        .split("\n")) {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        out.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    return out;
+  }
+
   public byte[] toBytes() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bytes.writeBytes(MAGIC);
@@ -150,6 +163,18 @@ public final class Sidecar {
     public Builder put(Section section, String text) {
       sections.put(section, text.getBytes(StandardCharsets.UTF_8));
       return this;
+    }
+
+    /** Sets the PROPERTIES section: one {@code key=value} per line; values must not contain line breaks. */
+    public Builder properties(Map<String, String> properties) {
+      StringBuilder text = new StringBuilder();
+      properties.forEach((k, v) -> {
+        if (k.contains("=") || k.contains("\n") || v.contains("\n")) {
+          throw new IllegalArgumentException("Property " + k + " cannot be stored in a sidecar");
+        }
+        text.append(k).append('=').append(v).append('\n');
+      });
+      return put(Section.PROPERTIES, text.toString());
     }
 
     public Sidecar build() {
