@@ -419,6 +419,67 @@ class TieredTopicTest {
     assertThat(checked).isGreaterThanOrEqualTo(PARTITIONS * 10);
   }
 
+  /** Kafka's retention deletes remote segments, and with retention.mode=delete their rows leave the table. */
+  @Test
+  void retentionRemovesRowsFromTheTable() throws Exception {
+    String topic = "retention-events";
+    admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of(
+        "remote.storage.enable", "true",
+        "segment.bytes", "1048576",
+        "local.retention.ms", "1000",
+        "retention.ms", "-1")))).all().get();
+    TopicPartition tp = new TopicPartition(topic, 0);
+    Random random = new Random(7);
+    long ts = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
+    try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"))) {
+      for (int i = 0; i < 40; i++) {
+        byte[] value = new byte[80 * 1024];
+        random.nextBytes(value);
+        producer.send(new ProducerRecord<>(topic, 0, ts + i, ("k" + i).getBytes(StandardCharsets.UTF_8), value));
+      }
+      producer.flush();
+    }
+    String topicId = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId().toString();
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(250)).until(() ->
+        single(topic, OffsetSpec.earliestLocal()) > 0 && single(topic, OffsetSpec.latestTiered()) >= 0);
+    long tieredTo = single(topic, OffsetSpec.latestTiered());
+    long deletesBefore = floeMetric("DeleteCount");
+    try (JdbcCatalog catalog = cluster.catalog()) {
+      TopicTables tables = new TopicTables(catalog, TopicTableOptions.builder().build());
+      assertThat(rowCount(tables, topic, topicId)).isGreaterThan(0);
+
+      admin.incrementalAlterConfigs(Map.of(
+          new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic),
+          List.of(new org.apache.kafka.clients.admin.AlterConfigOp(
+              new org.apache.kafka.clients.admin.ConfigEntry("retention.ms", "1000"),
+              org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get();
+
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(250)).until(() ->
+          single(topic, OffsetSpec.earliest()) > tieredTo && rowCount(tables, topic, topicId) == 0);
+    }
+    assertThat(floeMetric("DeleteCount")).isGreaterThan(deletesBefore);
+    assertThat(floeMetric("DeleteErrors")).isZero();
+  }
+
+  private long single(String topic, OffsetSpec spec) throws Exception {
+    return admin.listOffsets(Map.of(new TopicPartition(topic, 0), spec)).all().get()
+        .get(new TopicPartition(topic, 0)).offset();
+  }
+
+  private static long rowCount(TopicTables tables, String topic, String topicId) throws Exception {
+    Table table = tables.find(topic, topicId);
+    if (table == null) {
+      return 0;
+    }
+    long n = 0;
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record ignored : rows) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   private static long floeMetric(String name) throws Exception {
     ObjectName pattern = new ObjectName("kafka.server:type=FloeRemoteStorageManager,name=" + name + ",*");
     long sum = 0;
