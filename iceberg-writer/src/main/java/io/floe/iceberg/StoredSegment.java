@@ -14,10 +14,14 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A copied segment, opened from its sidecar: serves its record stream and the indexes Kafka asks for. */
 public final class StoredSegment implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StoredSegment.class);
   public static final int MAX_IDLE_STREAMS = 2;
 
   /**
@@ -41,6 +45,7 @@ public final class StoredSegment implements AutoCloseable {
   private final Sidecar sidecar;
   private final BatchDirectory directory;
   private final List<String> dataFiles;
+  private volatile List<String> effectiveFiles;
 
   StoredSegment(Table table, Sidecar sidecar) {
     String version = sidecar.properties().get(PROP_ENCODING_VERSION);
@@ -81,7 +86,48 @@ public final class StoredSegment implements AutoCloseable {
         }
       }
     }
-    return new Lease(new ReencodingInputStream(table.io(), table.schema(), dataFiles, directory, position));
+    return new Lease(new ReencodingInputStream(table.io(), table.schema(), currentFiles(), directory, position));
+  }
+
+  /**
+   * The files to re-encode from: the ones the copy wrote, or, once any of them is gone (a compaction rewrote them
+   * and expired the old snapshot), the files the table's current snapshot holds for this segment's offsets. The
+   * table stays the source of truth; the batch directory still checks every batch re-encoded from them.
+   */
+  private List<String> currentFiles() {
+    List<String> files = effectiveFiles;
+    if (files == null) {
+      files = dataFiles;
+      for (String location : dataFiles) {
+        if (!table.io().newInputFile(location).exists()) {
+          files = filesInTable();
+          LOG.info(
+              "Data file {} of segment {} is gone (rewritten by a compaction?): reading the {} files the table"
+                  + " holds for partition {} offsets {}..{}",
+              location, sidecar.properties().get(PROP_SEGMENT_ID), files.size(), partition(), offsets(sidecar)[0],
+              offsets(sidecar)[1]);
+          break;
+        }
+      }
+      effectiveFiles = files;
+    }
+    return files;
+  }
+
+  private List<String> filesInTable() {
+    table.refresh();
+    long[] range = offsets(sidecar);
+    List<String> out = new ArrayList<>();
+    if (table.currentSnapshot() != null) {
+      for (FileScanTask task : SegmentCommitter.plan(table, table.currentSnapshot(), partition(), range[0], range[1])) {
+        out.add(task.file().location());
+      }
+    }
+    return out;
+  }
+
+  private int partition() {
+    return Integer.parseInt(sidecar.properties().get(PROP_PARTITION));
   }
 
   /** How many fetches continued an earlier fetch's readers (for metrics and tests). */
