@@ -1,0 +1,62 @@
+package io.floe.demo.sql;
+
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Real SQL over a Floe topic table: Spark local with Iceberg's SparkCatalog on the broker's own JDBC catalog. The
+ * catalog properties are the broker's rsm.config.iceberg.* keys and the Spark catalog is named like the plugin's
+ * (rsm.config.catalog.name): JDBC catalogs key their rows by that name.
+ *
+ * <pre>SparkSql SERVER_PROPERTIES TOPIC_TABLE</pre>
+ */
+public final class SparkSql {
+  private SparkSql() {}
+
+  public static void main(String[] args) throws Exception {
+    Properties server = new Properties();
+    try (Reader r = Files.newBufferedReader(Path.of(args[0]), StandardCharsets.UTF_8)) {
+      server.load(r);
+    }
+    String catalog = server.getProperty("rsm.config.catalog.name", "floe");
+    String namespace = server.getProperty("rsm.config.table.namespace", "kafka");
+    String table = catalog + "." + namespace + "." + args[1];
+
+    SparkSession.Builder b = SparkSession.builder()
+        .appName("floe-demo-sql")
+        .master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog." + catalog, "org.apache.iceberg.spark.SparkCatalog");
+    for (String key : server.stringPropertyNames()) {
+      if (key.startsWith("rsm.config.iceberg.")) {
+        b.config("spark.sql.catalog." + catalog + "." + key.substring("rsm.config.iceberg.".length()),
+            server.getProperty(key));
+      }
+    }
+    try (SparkSession spark = b.getOrCreate()) {
+      spark.sparkContext().setLogLevel("ERROR");
+      run(spark, "SELECT kafka.partition, count(*) AS records, min(kafka.offset) AS first_offset,\n"
+          + "       max(kafka.offset) AS last_offset, min(kafka.timestamp) AS first_ts, max(kafka.timestamp) AS last_ts\n"
+          + "FROM " + table + " GROUP BY kafka.partition");
+      run(spark, "SELECT get_json_object(CAST(value AS STRING), '$.customer') AS customer, count(*) AS orders,\n"
+          + "       round(sum(CAST(get_json_object(CAST(value AS STRING), '$.amount') AS DOUBLE)), 2) AS revenue\n"
+          + "FROM " + table + "\nGROUP BY 1 ORDER BY revenue DESC");
+      run(spark, "SELECT kafka.offset, CAST(key AS STRING) AS key, substr(CAST(value AS STRING), 1, 80) AS value\n"
+          + "FROM " + table + " ORDER BY kafka.offset LIMIT 3");
+      run(spark, "SELECT snapshot_id, operation, summary['added-records'] AS added_records\n"
+          + "FROM " + table + ".snapshots ORDER BY committed_at");
+    }
+  }
+
+  private static void run(SparkSession spark, String sql) {
+    System.out.println();
+    System.out.println("spark-sql> " + sql.replace("\n", "\n        > ") + ";");
+    spark.sql(sql).show(50, false);
+  }
+}

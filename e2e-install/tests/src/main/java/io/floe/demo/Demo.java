@@ -1,0 +1,330 @@
+package io.floe.demo;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ReplicaInfo;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The Java steps of {@code make demo} (scripts/demo.sh starts and stops the processes):
+ *
+ * <pre>
+ *   Demo setup WORKDIR SHIPPED_SERVER_PROPERTIES PLUGIN_DIR   write configs, print shell variables (ports)
+ *   Demo run WORKDIR BROKER_PID                               topic, produce, watch tiering, consume
+ *   Demo scan WORKDIR                                         read the table with Iceberg's generic reader
+ * </pre>
+ */
+public final class Demo {
+  static final String TOPIC = "orders";
+  static final int RECORDS = 20_000;
+  static final int SEGMENT_BYTES = 1024 * 1024;
+  private static final String[] CUSTOMERS = {"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"};
+  private static final String[] ITEMS = {"anchor", "rope", "sail", "compass", "lantern", "oar", "buoy", "chart"};
+
+  private Demo() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      throw new IllegalArgumentException("usage: Demo setup|run|scan ...");
+    }
+    switch (args[0]) {
+      case "setup" -> setup(Path.of(args[1]), Path.of(args[2]), Path.of(args[3]));
+      case "run" -> run(Path.of(args[1]), Long.parseLong(args[2]));
+      case "scan" -> scan(Path.of(args[1]));
+      default -> throw new IllegalArgumentException("unknown step " + args[0]);
+    }
+  }
+
+  /** Configs for S3Proxy and the broker on free ports; prints them as shell variables for demo.sh to eval. */
+  static void setup(Path work, Path shipped, Path pluginDir) throws IOException {
+    Files.createDirectories(work);
+    int s3 = ChildJvm.freePort();
+    int broker = ChildJvm.freePort();
+    int controller = ChildJvm.freePort();
+    LocalStack.writeS3ProxyConfig(work, s3);
+    Map<String, String> extra = new HashMap<>(LocalStack.fastTiering());
+    LocalStack.writeBrokerConfig(shipped, work, broker, controller, s3, pluginDir, extra);
+    List<String> brokerJvm = LocalStack.brokerJvmArgs(work);
+    System.out.println("S3_PORT=" + s3);
+    System.out.println("BROKER_PORT=" + broker);
+    System.out.println("CONTROLLER_PORT=" + controller);
+    System.out.println("S3PROXY_JVM='" + String.join(" ", LocalStack.s3ProxyJvmArgs(work)) + "'");
+    System.out.println("BROKER_JVM='" + String.join(" ", brokerJvm) + "'");
+  }
+
+  static void run(Path work, long brokerPid) throws Exception {
+    Properties server = load(work.resolve("server.properties"));
+    String bootstrap = server.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "");
+    TopicPartition tp = new TopicPartition(TOPIC, 0);
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000))) {
+      awaitBroker(admin, brokerPid);
+      step("Creating topic '" + TOPIC + "' with remote.storage.enable=true, segment.bytes=1 MiB, local.retention.ms=1000");
+      try {
+        admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(Map.of(
+            "remote.storage.enable", "true",
+            "segment.bytes", String.valueOf(SEGMENT_BYTES),
+            "local.retention.ms", "1000",
+            "retention.ms", "-1")))).all().get(30, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+
+      step("Producing " + RECORDS + " JSON orders (zstd)");
+      long t0 = System.nanoTime();
+      long bytes = produce(bootstrap);
+      System.out.printf(Locale.ROOT, "  %d records, %.1f MiB of values in %.1f s%n",
+          RECORDS, bytes / 1048576.0, (System.nanoTime() - t0) / 1e9);
+
+      step("Waiting for the broker to tier rolled segments into Iceberg and delete them locally");
+      long t1 = System.nanoTime();
+      long lastPrint = -1;
+      while (true) {
+        checkAlive(brokerPid);
+        long earliestLocal = offset(admin, tp, OffsetSpec.earliestLocal());
+        long latestTiered = offset(admin, tp, OffsetSpec.latestTiered());
+        long localBytes = localBytes(admin, tp);
+        long secs = (System.nanoTime() - t1) / 1_000_000_000L;
+        if (secs != lastPrint) {
+          System.out.printf(Locale.ROOT, "  t=%2ds  latest-tiered offset %6d   earliest-local offset %6d   local log %5.2f MiB%n",
+              secs, latestTiered, earliestLocal, localBytes / 1048576.0);
+          lastPrint = secs;
+        }
+        // Done when only the active segment is left on disk and everything before it is in the remote tier
+        if (latestTiered >= 0 && earliestLocal == latestTiered + 1 && localBytes < SEGMENT_BYTES) {
+          break;
+        }
+        if (secs > 180) {
+          throw new IllegalStateException("tiering did not finish in 180 s");
+        }
+        Thread.sleep(1000);
+      }
+      long earliestLocal = offset(admin, tp, OffsetSpec.earliestLocal());
+      long end = offset(admin, tp, OffsetSpec.latest());
+
+      step("Consuming '" + TOPIC + "' from the beginning (offsets below " + earliestLocal
+          + " exist only in the Iceberg tier now)");
+      long[] counts = consume(bootstrap, tp, end, earliestLocal);
+      System.out.printf(Locale.ROOT, "  consumed %d records (%d from the Iceberg tier, %d from the local log); expected %d%n",
+          counts[0], counts[1], counts[0] - counts[1], RECORDS);
+      if (counts[0] != RECORDS || counts[2] != 0) {
+        throw new IllegalStateException("consumed " + counts[0] + " records, " + counts[2] + " not as produced");
+      }
+      String tableName;
+      try (JdbcCatalog catalog = catalog(work)) {
+        Table table = findTable(catalog, server);
+        tableName = TableIdentifier.parse(table.name()).name();
+        System.out.println("  Iceberg table " + table.name() + ": " + table.currentSnapshot().summary().get("total-records")
+            + " records in " + table.currentSnapshot().summary().get("total-data-files") + " Parquet files, at "
+            + table.location());
+      }
+      Files.writeString(work.resolve("demo-result.properties"),
+          "table=" + tableName + "\nrecords=" + RECORDS + "\ntiered=" + counts[1] + "\nlocal=" + (counts[0] - counts[1]) + "\n"
+              + "tiering.seconds=" + (System.nanoTime() - t1) / 1_000_000_000L + "\n");
+    }
+  }
+
+  /** Prints the topic table through Iceberg's generic reader (the fallback when Spark is not used). */
+  static void scan(Path work) throws Exception {
+    try (JdbcCatalog catalog = catalog(work)) {
+      Table table = findTable(catalog, load(work.resolve("server.properties")));
+      step("Iceberg table " + table.name() + " read with Iceberg's generic reader (not SQL)");
+      System.out.println("  location " + table.location());
+      System.out.println("  schema   " + table.schema().asStruct());
+      System.out.println("  spec     " + table.spec());
+      System.out.println("  snapshots " + java.util.stream.StreamSupport.stream(table.snapshots().spliterator(), false).count()
+          + ", current: " + table.currentSnapshot().summary().get("total-records") + " records in "
+          + table.currentSnapshot().summary().get("total-data-files") + " data files");
+      Map<String, long[]> byCustomer = new java.util.TreeMap<>();
+      long rows = 0;
+      try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+        for (Record r : records) {
+          Record kafka = (Record) r.getField("kafka");
+          String value = utf8((ByteBuffer) r.getField("value"));
+          if (rows < 5) {
+            System.out.println("  offset " + kafka.getField("offset") + "  key " + utf8((ByteBuffer) r.getField("key"))
+                + "  value " + value);
+          }
+          String customer = value.replaceAll(".*\"customer\":\"([^\"]*)\".*", "$1");
+          byCustomer.computeIfAbsent(customer, c -> new long[1])[0]++;
+          rows++;
+        }
+      }
+      System.out.println("  rows " + rows + "; orders per customer " + byCustomer.entrySet().stream()
+          .map(e -> e.getKey() + "=" + e.getValue()[0]).toList());
+    }
+  }
+
+  static JdbcCatalog catalog(Path work) throws IOException {
+    Path server = work.resolve("server.properties");
+    Map<String, String> props = new HashMap<>(LocalStack.catalogProperties(server));
+    props.remove("type");
+    JdbcCatalog catalog = new JdbcCatalog();
+    catalog.initialize(LocalStack.rsmConfig(server, "catalog.name", "floe"), props);
+    return catalog;
+  }
+
+  static Table findTable(JdbcCatalog catalog, Properties server) {
+    Namespace ns = Namespace.of(server.getProperty("rsm.config.table.namespace", "kafka").split("\\."));
+    for (TableIdentifier id : catalog.listTables(ns)) {
+      Table t = catalog.loadTable(id);
+      if (TOPIC.equals(t.properties().get("kafka.topic"))) {
+        return t;
+      }
+    }
+    throw new IllegalStateException("no table for topic " + TOPIC + " in namespace " + ns);
+  }
+
+  private static long produce(String bootstrap) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    AtomicLong bytes = new AtomicLong();
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      for (int i = 0; i < RECORDS; i++) {
+        String value = order(i);
+        bytes.addAndGet(value.length());
+        producer.send(new ProducerRecord<>(TOPIC, 0, "order-" + i, value));
+      }
+      producer.flush();
+    }
+    return bytes.get();
+  }
+
+  /** A JSON order; deterministic in i, so the consumer can check each record. ~300 bytes, so ~6 MiB in all. */
+  static String order(int i) {
+    Random r = new Random(i);
+    StringBuilder note = new StringBuilder();
+    for (int k = 0; k < 12; k++) {
+      note.append(Integer.toHexString(r.nextInt()));
+    }
+    return String.format(Locale.ROOT,
+        "{\"order_id\":%d,\"customer\":\"%s\",\"item\":\"%s\",\"quantity\":%d,\"amount\":%.2f,\"note\":\"%s\"}",
+        i, CUSTOMERS[r.nextInt(CUSTOMERS.length)], ITEMS[r.nextInt(ITEMS.length)], 1 + r.nextInt(20),
+        r.nextInt(100_000) / 100.0, note);
+  }
+
+  /** {records read, of them below earliestLocal, not matching what was produced}. */
+  private static long[] consume(String bootstrap, TopicPartition tp, long end, long earliestLocal) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    long[] counts = new long[3];
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+          counts[0]++;
+          if (r.offset() < earliestLocal) {
+            counts[1]++;
+          }
+          int i = (int) r.offset();
+          if (!("order-" + i).equals(r.key()) || !order(i).equals(r.value())) {
+            counts[2]++;
+          }
+        }
+      }
+    }
+    return counts;
+  }
+
+  private static void awaitBroker(Admin admin, long brokerPid) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (true) {
+      checkAlive(brokerPid);
+      try {
+        if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+          return;
+        }
+      } catch (Exception notYet) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("broker not ready after 90 s", notYet);
+        }
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  private static void checkAlive(long pid) {
+    if (pid > 0 && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
+      throw new IllegalStateException("the broker (pid " + pid + ") has exited: see its log");
+    }
+  }
+
+  private static long offset(Admin admin, TopicPartition tp, OffsetSpec spec) throws Exception {
+    return admin.listOffsets(Map.of(tp, spec)).partitionResult(tp).get(10, TimeUnit.SECONDS).offset();
+  }
+
+  private static long localBytes(Admin admin, TopicPartition tp) throws Exception {
+    long total = 0;
+    for (var dir : admin.describeLogDirs(List.of(1)).allDescriptions().get(10, TimeUnit.SECONDS).get(1).values()) {
+      ReplicaInfo info = dir.replicaInfos().get(tp);
+      if (info != null) {
+        total += info.size();
+      }
+    }
+    return total;
+  }
+
+  private static Properties load(Path file) throws IOException {
+    Properties p = new Properties();
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      p.load(r);
+    }
+    return p;
+  }
+
+  private static String utf8(ByteBuffer b) {
+    if (b == null) {
+      return "null";
+    }
+    ByteBuffer d = b.duplicate();
+    byte[] out = new byte[d.remaining()];
+    d.get(out);
+    return new String(out, StandardCharsets.UTF_8);
+  }
+
+  private static void step(String s) {
+    System.out.println();
+    System.out.println("==> " + s);
+  }
+}
