@@ -90,7 +90,14 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
             new TopicTables(catalog, cfg.tableOptions()),
             new SegmentCommitter(cfg.commitMaxAttempts(), cfg.commitBackoffMinMs(), cfg.commitBackoffMaxMs()),
             cfg.indexIntervalBytes());
-    this.openSegments = Caffeine.newBuilder().maximumSize(cfg.segmentCacheSize()).build();
+    // An opened segment keeps the readers of finished fetches for the next fetch that continues them: release
+    // them when it leaves the cache (synchronously, so close() leaves nothing open).
+    this.openSegments =
+        Caffeine.newBuilder()
+            .maximumSize(cfg.segmentCacheSize())
+            .executor(Runnable::run)
+            .<String, StoredSegment>removalListener((id, segment, cause) -> closeQuietly(segment))
+            .build();
     this.removeRows = cfg.retentionMode() == FloeRsmConfig.RetentionMode.DELETE;
     if (metrics != null) {
       metrics.close();
@@ -299,6 +306,22 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       } catch (Exception e) {
         LOG.warn("Closing Iceberg catalog {} failed: {}", config.catalogDescription(), redactor.describe(e));
       }
+    }
+  }
+
+  private void closeQuietly(StoredSegment segment) {
+    if (segment == null) {
+      return;
+    }
+    Thread thread = Thread.currentThread();
+    ClassLoader previous = thread.getContextClassLoader();
+    thread.setContextClassLoader(pluginLoader);
+    try {
+      segment.close();
+    } catch (RuntimeException e) {
+      LOG.debug("Releasing the readers of a remote segment failed: {}", redactor.describe(e));
+    } finally {
+      thread.setContextClassLoader(previous);
     }
   }
 

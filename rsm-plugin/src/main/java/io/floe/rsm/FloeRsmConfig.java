@@ -291,7 +291,23 @@ public final class FloeRsmConfig extends AbstractConfig {
     if (isSensitive(key) || value instanceof org.apache.kafka.common.config.types.Password) {
       return "[hidden]";
     }
-    return value.toString();
+    return scrubEmbedded(value.toString());
+  }
+
+  private static final Pattern EMBEDDED_PARAMETER =
+      Pattern.compile("(?i)((?:password|passwd|pwd|secret|token|credential|access[-_.]?key)[A-Za-z0-9_.-]*=)[^&;,\\s]*");
+  private static final Pattern EMBEDDED_USER_INFO = Pattern.compile("(//[^/:@\\s]+:)[^/@\\s]+@");
+
+  /**
+   * Masks credentials embedded in a value: {@code password=...}-style parameters of a JDBC URL and the password of
+   * a {@code //user:password@host} URI.
+   */
+  public static String scrubEmbedded(String value) {
+    if (value == null) {
+      return null;
+    }
+    String out = EMBEDDED_PARAMETER.matcher(value).replaceAll("$1[hidden]");
+    return EMBEDDED_USER_INFO.matcher(out).replaceAll("$1[hidden]@");
   }
 
   /** The documentation of every key, as an HTML table (for the README). */

@@ -30,7 +30,7 @@ final class Redactor {
     for (String s : secrets) {
       out = out.replace(s, MASK);
     }
-    return out;
+    return FloeRsmConfig.scrubEmbedded(out);
   }
 
   /**

@@ -68,8 +68,12 @@ class FloeRemoteStorageManagerTest {
                          byte[] producerSnapshot, byte[] epochs) {}
 
   private Segment segment(String name, SegmentGenerator generator, boolean withTxnIndex) throws IOException {
+    return segment(name, 0, generator, withTxnIndex);
+  }
+
+  private Segment segment(String name, long base, SegmentGenerator generator, boolean withTxnIndex)
+      throws IOException {
     Path segDir = Files.createDirectories(dir.resolve(name));
-    long base = 0;
     Path log = generator.writeTo(segDir.resolve(String.format("%020d.log", base)));
     List<long[]> aborted = generator.abortedTransactions();
     ByteBuffer txn = ByteBuffer.allocate(34 * aborted.size());
@@ -159,6 +163,48 @@ class FloeRemoteStorageManagerTest {
     rsm.deleteLogSegmentData(s.metadata());
     assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0)).isInstanceOf(RemoteResourceNotFoundException.class);
     assertThat(rsm.metrics().deletes.getCount()).isEqualTo(3);
+  }
+
+  @Test
+  void retentionModeKeepLeavesTheRowsInTheTable() throws Exception {
+    Map<String, String> catalog = TestCatalogs.properties(dir.resolve("keep"), TestCatalogs.Storage.LOCAL);
+    Files.createDirectories(dir.resolve("keep"));
+    Map<String, Object> props = config(catalog);
+    props.put("retention.mode", "keep");
+    Map<String, Object> deleting = config(catalog);
+    try (FloeRemoteStorageManager keep = new FloeRemoteStorageManager();
+         FloeRemoteStorageManager delete = new FloeRemoteStorageManager()) {
+      keep.configure(props);
+      delete.configure(deleting);
+      Segment kept = segment("kept", SegmentGenerator.seeded(21).batch(Compression.SNAPPY, TimestampType.CREATE_TIME, 30, 40), true);
+      keep.copyLogSegmentData(kept.metadata(), kept.data());
+      keep.deleteLogSegmentData(kept.metadata());
+      assertThatThrownBy(() -> keep.fetchLogSegment(kept.metadata(), 0)).isInstanceOf(RemoteResourceNotFoundException.class);
+      assertThat(rows(catalog)).isEqualTo(30);
+
+      Segment removed = segment("removed", 30, SegmentGenerator.seeded(22).startOffset(30)
+          .batch(Compression.NONE, TimestampType.CREATE_TIME, 12, 40), true);
+      delete.copyLogSegmentData(removed.metadata(), removed.data());
+      assertThat(rows(catalog)).isEqualTo(42);
+      delete.deleteLogSegmentData(removed.metadata());
+      assertThat(rows(catalog)).isEqualTo(30);
+    }
+  }
+
+  private long rows(Map<String, String> catalogProps) throws Exception {
+    try (org.apache.iceberg.jdbc.JdbcCatalog catalog = new org.apache.iceberg.jdbc.JdbcCatalog()) {
+      catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
+      org.apache.iceberg.Table table = new io.floe.iceberg.TopicTables(catalog,
+          io.floe.iceberg.TopicTableOptions.builder().build()).find(partition.topic(), partition.topicId().toString());
+      long n = 0;
+      try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> it =
+          org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
+        for (org.apache.iceberg.data.Record ignored : it) {
+          n++;
+        }
+      }
+      return n;
+    }
   }
 
   @Test

@@ -132,6 +132,18 @@ class FloeRsmConfigTest {
   }
 
   @Test
+  void credentialsEmbeddedInUrisAreMasked() {
+    Map<String, Object> props = minimal();
+    props.put("iceberg.uri", "jdbc:postgresql://db:5432/iceberg?user=floe&password=" + SECRET + "&ssl=true");
+    props.put("iceberg.warehouse", "s3://floe:" + SECRET + "@bucket/warehouse");
+    FloeRsmConfig config = new FloeRsmConfig(props);
+    assertThat(config.effectiveConfig().toString()).doesNotContain(SECRET);
+    assertThat(config.effectiveConfig().get("iceberg.uri"))
+        .isEqualTo("jdbc:postgresql://db:5432/iceberg?user=floe&password=[hidden]&ssl=true");
+    assertThat(config.effectiveConfig().get("iceberg.warehouse")).isEqualTo("s3://floe:[hidden]@bucket/warehouse");
+  }
+
+  @Test
   void configureFailsNamingTheBadKey() {
     Map<String, Object> props = minimal();
     props.put("retention.mode", "forever");
