@@ -33,6 +33,9 @@ cleanup() {
   trap - EXIT INT TERM
   if ((${#PIDS[@]})); then
     say "Stopping what the demo started (pids ${PIDS[*]})"
+    local live=()
+    for pid in "${PIDS[@]}"; do [[ -n $pid ]] && live+=("$pid"); done
+    PIDS=("${live[@]}")
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for _ in $(seq 1 40); do
       alive=0
@@ -42,7 +45,9 @@ cleanup() {
     done
     for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   fi
-  if ((rc != 0)); then
+  if ((rc == 130)); then
+    echo "demo interrupted; everything it started is stopped" >&2
+  elif ((rc != 0)); then
     echo "demo FAILED (exit $rc). Logs: $WORK/broker.log, $WORK/s3proxy.log" >&2
   fi
   exit "$rc"
@@ -59,6 +64,17 @@ VERSION=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' pom.xml | head -1)
 PLUGIN_DIR=$ROOT/dist/floe-$VERSION
 DEMO_CP="$TESTS/target/classes:$(cat "$TESTS/target/demo-classpath.txt")"
 demo() { "$JAVA" -Xmx512m -cp "$DEMO_CP" io.floe.demo.Demo "$@"; }
+# A long step in the background + wait: a TERM sent to this script alone then runs the trap at once (bash defers
+# traps while a foreground child runs), and the trap stops the step too.
+step() {
+  "$@" &
+  local pid=$!
+  PIDS+=("$pid")
+  local rc=0
+  wait "$pid" || rc=$?
+  PIDS=("${PIDS[@]/$pid}")
+  return "$rc"
+}
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -81,7 +97,7 @@ BROKER_PID=$!
 PIDS+=("$BROKER_PID")
 echo "  broker log: $WORK/broker.log"
 
-demo run "$WORK" "$BROKER_PID"
+step demo run "$WORK" "$BROKER_PID"
 TABLE=$(sed -n 's/^table=//p' "$WORK/demo-result.properties")
 
 SQL_HOW="Iceberg generic reader (DEMO_SQL=0)"
@@ -94,17 +110,17 @@ if [[ $DEMO_SQL == 1 ]]; then
     OPENS="$OPENS --add-opens=java.base/$p=ALL-UNNAMED"
   done
   # shellcheck disable=SC2086
-  if "$JAVA" -Xmx1g $OPENS \
+  if step "$JAVA" -Xmx1g $OPENS \
       -cp "$SPARK/target/classes:$(cat "$SPARK/target/spark-classpath.txt")" \
       io.floe.demo.sql.SparkSql "$WORK/server.properties" "$TABLE" 2> "$WORK/spark.log"; then
     SQL_HOW="Spark SQL"
   else
     echo "Spark failed (see $WORK/spark.log); reading the table with Iceberg's generic reader instead" >&2
     SQL_HOW="Iceberg generic reader (Spark failed)"
-    demo scan "$WORK"
+    step demo scan "$WORK"
   fi
 else
-  demo scan "$WORK"
+  step demo scan "$WORK"
 fi
 
 if grep -E '\] ERROR ' "$WORK/broker.log" | grep -qiE 'floe|remote'; then
