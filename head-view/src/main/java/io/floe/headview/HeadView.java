@@ -1,0 +1,475 @@
+package io.floe.headview;
+
+import io.floe.iceberg.SegmentCommitter;
+import io.floe.iceberg.TopicTableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.exceptions.ServiceUnavailableException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.rest.CatalogHandlers;
+import org.apache.iceberg.rest.RESTCatalogProperties;
+import org.apache.iceberg.rest.responses.LoadTableResponse;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * loadTable of the head view. For a topic table (one with the {@code kafka.topic} property) the answer is the
+ * table's metadata whose current snapshot is the committed snapshot plus one append of "head" files: per
+ * partition, the committed records after the last offset the committed snapshot holds, up to the last stable
+ * offset at the time of the query, read with read_committed. Nothing is committed to the real catalog.
+ *
+ * <p>Per table the last head is cached: a query that finds the same committed metadata and the same end offsets
+ * gets the same metadata back without writing anything; one that finds more records (same committed metadata)
+ * writes only the new records and appends them to the cached head. When the committed metadata changes the head
+ * is rebuilt from the new boundaries, and the old head's files are deleted after {@code head.cache-ttl-ms} (so a
+ * query still reading them can finish); so are those of a head not used for that long.
+ */
+final class HeadView implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HeadView.class);
+  static final String SUMMARY_HEAD = "floe.head";
+  static final String SUMMARY_HEAD_OFFSETS = "floe.head-offsets";
+
+  private final Catalog catalog;
+  private final KafkaHead kafka;
+  private final HeadViewConfig config;
+  private final Map<TableIdentifier, Entry> entries = new ConcurrentHashMap<>();
+  private final List<Retired> retired = new ArrayList<>();
+  private final ScheduledExecutorService sweeper;
+
+  HeadView(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
+    this.catalog = catalog;
+    this.kafka = kafka;
+    this.config = config;
+    this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "floe-head-sweeper");
+      t.setDaemon(true);
+      return t;
+    });
+    long period = Math.max(1_000, Math.min(60_000, config.cacheTtlMs() / 2));
+    sweeper.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  LoadTableResponse loadTable(TableIdentifier id) {
+    Table table = catalog.loadTable(id);
+    if (!(table instanceof HasTableOperations withOps)) {
+      return CatalogHandlers.loadTable(catalog, id, RESTCatalogProperties.SnapshotMode.ALL);
+    }
+    TableMetadata base = withOps.operations().current();
+    String topic = base.properties().get(TopicTableLayout.PROP_TOPIC);
+    if (topic == null) {
+      return LoadTableResponse.builder().withTableMetadata(base).build();
+    }
+    Entry entry = entries.computeIfAbsent(id, Entry::new);
+    TableMetadata view;
+    synchronized (entry) {
+      view = entry.load(table, base, topic);
+    }
+    return LoadTableResponse.builder().withTableMetadata(view).build();
+  }
+
+  /** One cached head: what it was built on and for, and the files it wrote. */
+  private record State(
+      String baseLocation, TableMetadata metadata, Map<Integer, Long> to, ViewOperations ops, List<String> dataFiles) {}
+
+  private record Retired(State state, long deleteAtNanos) {}
+
+  private final class Entry {
+    private final TableIdentifier id;
+    private long boundsSnapshotId = Long.MIN_VALUE;
+    private Map<Integer, Long> committedNext = Map.of();
+    private State state;
+    private volatile long lastUsedNanos = System.nanoTime();
+
+    Entry(TableIdentifier id) {
+      this.id = id;
+    }
+
+    TableMetadata load(Table table, TableMetadata base, String topic) {
+      long started = System.nanoTime();
+      lastUsedNanos = started;
+      Map<Integer, Long> next = committedNext(table, base);
+      try {
+        KafkaHead.TopicInfo info = kafka.describe(topic);
+        if (info == null) {
+          LOG.debug("Topic {} of table {} does not exist in Kafka: serving committed data only", topic, id);
+          return base;
+        }
+        String tableTopicId = base.properties().get(TopicTableLayout.PROP_TOPIC_ID);
+        if (tableTopicId != null && !tableTopicId.equals(info.topicId())) {
+          LOG.debug(
+              "Table {} belongs to topic {} id {}, Kafka's topic {} now has id {}: serving committed data only",
+              id, topic, tableTopicId, topic, info.topicId());
+          return base;
+        }
+        KafkaHead.Offsets offsets = kafka.offsets(topic, info.partitions());
+        Map<Integer, Long> from = new TreeMap<>();
+        Map<Integer, Long> to = new TreeMap<>();
+        for (int p : info.partitions()) {
+          from.put(p, Math.max(next.getOrDefault(p, 0L), offsets.start().getOrDefault(p, 0L)));
+          to.put(p, offsets.end().getOrDefault(p, 0L));
+        }
+
+        String baseLocation = base.metadataFileLocation();
+        if (state != null && Objects.equals(state.baseLocation(), baseLocation)) {
+          if (state.to().equals(to)) {
+            return state.metadata();
+          }
+          if (grows(state.to(), to)) {
+            Map<Integer, Long> newFrom = new TreeMap<>();
+            from.forEach((p, f) -> newFrom.put(p, Math.max(f, state.to().getOrDefault(p, f))));
+            state = extend(table, topic, state, newFrom, to);
+            log(started, "extended", newFrom, to);
+            return state.metadata();
+          }
+        }
+        State old = state;
+        state = null;
+        if (old != null) {
+          retire(old);
+        }
+        String scratch = scratchFor(base);
+        State fresh = new State(
+            baseLocation, base, Map.of(), new ViewOperations(base, table.io(), scratch), List.of());
+        state = extend(table, topic, fresh, from, to);
+        log(started, "built", from, to);
+        return state.metadata();
+      } catch (KafkaHead.KafkaUnavailableException e) {
+        if (config.onKafkaError() == HeadViewConfig.OnKafkaError.COMMITTED) {
+          LOG.warn("Kafka unavailable for topic {} ({}): serving table {} without its head", topic, e.getMessage(), id);
+          return base;
+        }
+        throw new ServiceUnavailableException(
+            "Kafka is unavailable, so the head of topic %s (table %s) cannot be read: %s", topic, id, e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ServiceUnavailableException("Interrupted while reading the head of %s", topic);
+      }
+    }
+
+    private void log(long started, String what, Map<Integer, Long> from, Map<Integer, Long> to) {
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("Head of {} {} in {} ms: from {} to {}", id, what, (System.nanoTime() - started) / 1_000_000, from, to);
+      }
+    }
+
+    private boolean grows(Map<Integer, Long> before, Map<Integer, Long> now) {
+      for (Map.Entry<Integer, Long> e : before.entrySet()) {
+        Long n = now.get(e.getKey());
+        if (n == null || n < e.getValue()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Writes the records [from, to) as head files and appends them to the state's view. */
+    private State extend(Table table, String topic, State prior, Map<Integer, Long> from, Map<Integer, Long> to) {
+      ViewOperations ops = prior.ops();
+      BaseTable view = new BaseTable(ops, id.toString(), report -> { });
+      Schema schema = view.schema();
+      PartitionSpec spec = view.spec();
+      HeadRows rows = new HeadRows(schema);
+      GenericFileWriterFactory writers =
+          new GenericFileWriterFactory.Builder(view).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build();
+      OutputFileFactory files =
+          OutputFileFactory.builderFor(view, 0, System.nanoTime())
+              .format(FileFormat.PARQUET)
+              .operationId("head-" + UUID.randomUUID())
+              .build();
+      long targetSize =
+          PropertyUtil.propertyAsLong(
+              view.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+      PartitionKey key = new PartitionKey(spec, schema);
+      InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+      FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
+      List<DataFile> written;
+      RuntimeException failure = null;
+      try {
+        kafka.read(topic, from, to, r -> {
+          Record row = rows.toRow(r);
+          key.partition(wrapper.wrap(row));
+          writer.write(row, spec, key);
+        });
+      } catch (RuntimeException e) {
+        failure = e;
+      } finally {
+        try {
+          writer.close();
+        } catch (IOException e) {
+          if (failure == null) {
+            failure = new UncheckedIOException("Writing head files of " + id + " failed", e);
+          }
+        }
+      }
+      written = writer.result().dataFiles();
+      if (failure != null) {
+        written.forEach(f -> deleteQuietly(view.io(), f.location()));
+        throw failure;
+      }
+      List<String> dataFiles = new ArrayList<>(prior.dataFiles());
+      if (written.isEmpty()) {
+        return new State(prior.baseLocation(), prior.metadata(), Map.copyOf(to), ops, List.copyOf(dataFiles));
+      }
+      AppendFiles append = view.newFastAppend();
+      written.forEach(f -> {
+        append.appendFile(f);
+        dataFiles.add(f.location());
+      });
+      append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
+      return new State(prior.baseLocation(), ops.current(), Map.copyOf(to), ops, List.copyOf(dataFiles));
+    }
+
+    /** Per partition, the offset after the last one the committed snapshot holds (absent: none). */
+    private Map<Integer, Long> committedNext(Table table, TableMetadata base) {
+      Snapshot current = base.currentSnapshot();
+      long snapshotId = current == null ? -1 : current.snapshotId();
+      if (snapshotId == boundsSnapshotId) {
+        return committedNext;
+      }
+      Map<Integer, Long> next = new HashMap<>();
+      if (current != null) {
+        for (Snapshot s : SnapshotUtil.ancestorsOf(snapshotId, base::snapshot)) {
+          String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
+          String end = s.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
+          if (p != null && end != null) {
+            next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
+          }
+        }
+        fileBounds(table, base, snapshotId, next);
+      }
+      boundsSnapshotId = snapshotId;
+      committedNext = Map.copyOf(next);
+      return committedNext;
+    }
+  }
+
+  /**
+   * Adds, per partition, the offset after the highest one in the snapshot's data files: from the files' column
+   * bounds, or by reading the offset column of a file that has none.
+   */
+  private static void fileBounds(Table table, TableMetadata base, long snapshotId, Map<Integer, Long> next) {
+    Schema schema = base.schema();
+    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
+    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
+      for (FileScanTask task : tasks) {
+        DataFile file = task.file();
+        Integer partition = identityPartition(base.spec(file.specId()), file, partitionId);
+        if (partition == null) {
+          partition = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
+          Integer upper = bound(file.upperBounds(), partitionId, Types.IntegerType.get());
+          if (!Objects.equals(partition, upper)) {
+            partition = null;
+          }
+        }
+        Long maxOffset = bound(file.upperBounds(), offsetId, Types.LongType.get());
+        if (partition != null && maxOffset != null) {
+          next.merge(partition, maxOffset + 1, Math::max);
+        } else {
+          readMaxOffsets(table, schema, file, next);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Integer identityPartition(PartitionSpec spec, DataFile file, int sourceId) {
+    List<PartitionField> fields = spec.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).sourceId() == sourceId && fields.get(i).transform().isIdentity()) {
+        return file.partition().get(i, Integer.class);
+      }
+    }
+    return null;
+  }
+
+  private static <T> T bound(Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
+    if (bounds == null || bounds.get(fieldId) == null) {
+      return null;
+    }
+    return Conversions.fromByteBuffer(type, bounds.get(fieldId));
+  }
+
+  private static void readMaxOffsets(Table table, Schema schema, DataFile file, Map<Integer, Long> next) {
+    if (file.format() != FileFormat.PARQUET) {
+      throw new IllegalStateException(
+          "Data file " + file.location() + " has no kafka.offset bounds and is not Parquet: cannot find its offsets");
+    }
+    Schema projection = schema.select(TopicTableLayout.PARTITION, TopicTableLayout.OFFSET);
+    try (CloseableIterable<Record> rows =
+        Parquet.read(table.io().newInputFile(file.location()))
+            .project(projection)
+            .createReaderFunc(fs -> GenericParquetReaders.buildReader(projection, fs))
+            .build()) {
+      for (Record row : rows) {
+        Record kafka = (Record) row.getField(TopicTableLayout.KAFKA);
+        next.merge((Integer) kafka.getField("partition"), (Long) kafka.getField("offset") + 1, Math::max);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Reading the offsets of " + file.location() + " failed", e);
+    }
+  }
+
+  private static String ranges(Map<Integer, Long> from, Map<Integer, Long> to) {
+    StringBuilder out = new StringBuilder();
+    new TreeMap<>(to).forEach((p, end) -> {
+      long start = from.getOrDefault(p, end);
+      if (end > start) {
+        if (out.length() > 0) {
+          out.append(',');
+        }
+        out.append(p).append(':').append(start).append('-').append(end - 1);
+      }
+    });
+    return out.toString();
+  }
+
+  private String scratchFor(TableMetadata base) {
+    String id = UUID.randomUUID().toString();
+    if (config.scratchLocation() == null) {
+      String location = base.location().endsWith("/") ? base.location().substring(0, base.location().length() - 1)
+          : base.location();
+      return location + "/floe-head/" + id;
+    }
+    return config.scratchLocation() + "/" + base.uuid() + "/" + id;
+  }
+
+  private void retire(State state) {
+    synchronized (retired) {
+      retired.add(new Retired(state, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.cacheTtlMs())));
+    }
+    if (config.cacheTtlMs() == 0) {
+      sweep();
+    }
+  }
+
+  /** Deletes superseded heads whose grace time is over, and heads not used for the cache TTL. */
+  void sweep() {
+    long now = System.nanoTime();
+    long ttl = TimeUnit.MILLISECONDS.toNanos(config.cacheTtlMs());
+    for (Entry e : entries.values()) {
+      if (now - e.lastUsedNanos > ttl) {
+        synchronized (e) {
+          if (e.state != null && now - e.lastUsedNanos > ttl) {
+            State idle = e.state;
+            e.state = null;
+            retire(idle);
+          }
+        }
+      }
+    }
+    List<Retired> due = new ArrayList<>();
+    synchronized (retired) {
+      retired.removeIf(r -> {
+        if (r.deleteAtNanos() - now <= 0) {
+          due.add(r);
+          return true;
+        }
+        return false;
+      });
+    }
+    due.forEach(r -> delete(r.state()));
+  }
+
+  /** Every file a head wrote: data files, its manifests and manifest lists, its metadata JSON files. */
+  static List<String> filesOf(ViewOperations ops, List<String> dataFiles) {
+    List<String> out = new ArrayList<>(dataFiles);
+    FileIO io = ops.io();
+    String scratch = ops.scratch();
+    for (Snapshot s : ops.current().snapshots()) {
+      if (s.manifestListLocation() != null && s.manifestListLocation().startsWith(scratch)) {
+        for (ManifestFile m : s.allManifests(io)) {
+          if (m.path().startsWith(scratch) && !out.contains(m.path())) {
+            out.add(m.path());
+          }
+        }
+        out.add(s.manifestListLocation());
+      }
+    }
+    out.addAll(ops.metadataFiles());
+    return out;
+  }
+
+  private static void delete(State state) {
+    List<String> files;
+    try {
+      files = filesOf(state.ops(), state.dataFiles());
+    } catch (RuntimeException e) {
+      LOG.warn("Could not list the files of head {}: {}", state.ops().scratch(), e.toString());
+      files = state.dataFiles();
+    }
+    files.forEach(f -> deleteQuietly(state.ops().io(), f));
+    LOG.debug("Deleted head {} ({} files)", state.ops().scratch(), files.size());
+  }
+
+  private static void deleteQuietly(FileIO io, String location) {
+    try {
+      io.deleteFile(location);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not delete head file {}", location, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    sweeper.shutdownNow();
+    for (Entry e : entries.values()) {
+      synchronized (e) {
+        if (e.state != null) {
+          retire(e.state);
+          e.state = null;
+        }
+      }
+    }
+    List<Retired> all;
+    synchronized (retired) {
+      all = new ArrayList<>(retired);
+      retired.clear();
+    }
+    all.forEach(r -> delete(r.state()));
+  }
+}

@@ -1,0 +1,154 @@
+package io.floe.headview;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * The service's settings, read from a properties file (see head-view/README.md for every key). Keys under
+ * {@code iceberg.} go, prefix stripped, to Iceberg's {@code CatalogUtil.buildIcebergCatalog} (the same keys the
+ * plugin takes under {@code rsm.config.iceberg.}); keys under {@code kafka.} go, prefix stripped, to the Kafka
+ * consumer and admin clients; keys under {@code client.} go, prefix stripped, to REST clients as config defaults.
+ */
+public final class HeadViewConfig {
+  public static final String LISTEN_HOST = "listen.host";
+  public static final String LISTEN_PORT = "listen.port";
+  public static final String AUTH_TOKEN = "auth.token";
+  public static final String CATALOG_NAME = "catalog.name";
+  public static final String SERVER_THREADS = "server.threads";
+  public static final String SCRATCH_LOCATION = "head.scratch-location";
+  public static final String CACHE_TTL_MS = "head.cache-ttl-ms";
+  public static final String KAFKA_TIMEOUT_MS = "head.kafka-timeout-ms";
+  public static final String ON_KAFKA_ERROR = "head.on-kafka-error";
+  public static final String ICEBERG_PREFIX = "iceberg.";
+  public static final String KAFKA_PREFIX = "kafka.";
+  public static final String CLIENT_PREFIX = "client.";
+
+  /** What loadTable does when Kafka cannot be read. */
+  public enum OnKafkaError { FAIL, COMMITTED }
+
+  private final String listenHost;
+  private final int listenPort;
+  private final String authToken;
+  private final String catalogName;
+  private final int serverThreads;
+  private final String scratchLocation;
+  private final long cacheTtlMs;
+  private final long kafkaTimeoutMs;
+  private final OnKafkaError onKafkaError;
+  private final Map<String, String> catalogProperties;
+  private final Map<String, String> kafkaProperties;
+  private final Map<String, String> clientDefaults;
+
+  private HeadViewConfig(Map<String, String> props) {
+    this.listenHost = props.getOrDefault(LISTEN_HOST, "127.0.0.1");
+    this.listenPort = intValue(props, LISTEN_PORT, 8181, 0, 65535);
+    String token = props.get(AUTH_TOKEN);
+    this.authToken = token == null || token.isBlank() ? null : token.trim();
+    this.catalogName = props.getOrDefault(CATALOG_NAME, "floe");
+    this.serverThreads = intValue(props, SERVER_THREADS, 8, 1, 1024);
+    String scratch = props.get(SCRATCH_LOCATION);
+    this.scratchLocation = scratch == null || scratch.isBlank() ? null : stripSlash(scratch.trim());
+    this.cacheTtlMs = longValue(props, CACHE_TTL_MS, 600_000L, 0);
+    this.kafkaTimeoutMs = longValue(props, KAFKA_TIMEOUT_MS, 30_000L, 1);
+    String onError = props.getOrDefault(ON_KAFKA_ERROR, "fail").trim();
+    try {
+      this.onKafkaError = OnKafkaError.valueOf(onError.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          ON_KAFKA_ERROR + " is '" + onError + "': expected fail or committed");
+    }
+    this.catalogProperties = withPrefix(props, ICEBERG_PREFIX);
+    this.kafkaProperties = withPrefix(props, KAFKA_PREFIX);
+    this.clientDefaults = withPrefix(props, CLIENT_PREFIX);
+    if (catalogProperties.isEmpty()) {
+      throw new IllegalArgumentException(
+          "No iceberg.* catalog properties: set at least iceberg.type (or iceberg.catalog-impl), iceberg.uri and"
+              + " iceberg.warehouse, the same values the plugin has under rsm.config.iceberg.*");
+    }
+    if (!kafkaProperties.containsKey("bootstrap.servers")) {
+      throw new IllegalArgumentException("kafka.bootstrap.servers is not set");
+    }
+  }
+
+  public static HeadViewConfig of(Map<String, String> props) {
+    return new HeadViewConfig(props);
+  }
+
+  public static HeadViewConfig load(Path file) throws IOException {
+    Properties p = new Properties();
+    try (InputStream in = Files.newInputStream(file)) {
+      p.load(in);
+    }
+    Map<String, String> props = new TreeMap<>();
+    p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
+    return new HeadViewConfig(props);
+  }
+
+  private static Map<String, String> withPrefix(Map<String, String> props, String prefix) {
+    Map<String, String> out = new TreeMap<>();
+    props.forEach((k, v) -> {
+      if (k.startsWith(prefix) && k.length() > prefix.length()) {
+        out.put(k.substring(prefix.length()), v);
+      }
+    });
+    return Map.copyOf(out);
+  }
+
+  private static int intValue(Map<String, String> props, String key, int dflt, int min, int max) {
+    long v = longValue(props, key, dflt, min);
+    if (v > max) {
+      throw new IllegalArgumentException(key + " is " + v + ": at most " + max);
+    }
+    return (int) v;
+  }
+
+  private static long longValue(Map<String, String> props, String key, long dflt, long min) {
+    String raw = props.get(key);
+    if (raw == null || raw.isBlank()) {
+      return dflt;
+    }
+    long v;
+    try {
+      v = Long.parseLong(raw.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " is '" + raw + "': expected a number");
+    }
+    if (v < min) {
+      throw new IllegalArgumentException(key + " is " + v + ": at least " + min);
+    }
+    return v;
+  }
+
+  private static String stripSlash(String s) {
+    return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  public String listenHost() { return listenHost; }
+  public int listenPort() { return listenPort; }
+  /** Null when no token is required. */
+  public String authToken() { return authToken; }
+  public String catalogName() { return catalogName; }
+  public int serverThreads() { return serverThreads; }
+  /** Null: head files go under each table's location, in {@code floe-head/}. */
+  public String scratchLocation() { return scratchLocation; }
+  public long cacheTtlMs() { return cacheTtlMs; }
+  public long kafkaTimeoutMs() { return kafkaTimeoutMs; }
+  public OnKafkaError onKafkaError() { return onKafkaError; }
+  public Map<String, String> catalogProperties() { return catalogProperties; }
+  public Map<String, String> kafkaProperties() { return kafkaProperties; }
+  public Map<String, String> clientDefaults() { return clientDefaults; }
+
+  @Override
+  public String toString() {
+    // Never the token, nor catalog or Kafka values (they may hold secrets): only which keys are set.
+    return "HeadViewConfig{listen=" + listenHost + ":" + listenPort + ", auth=" + (authToken != null ? "bearer" : "none")
+        + ", catalog=" + catalogName + " keys " + catalogProperties.keySet() + ", kafka keys "
+        + kafkaProperties.keySet() + ", scratch=" + (scratchLocation == null ? "<table>/floe-head" : scratchLocation)
+        + ", cacheTtlMs=" + cacheTtlMs + ", kafkaTimeoutMs=" + kafkaTimeoutMs + ", onKafkaError=" + onKafkaError + "}";
+  }
+}

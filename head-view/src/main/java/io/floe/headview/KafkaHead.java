@@ -1,0 +1,196 @@
+package io.floe.headview;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * The Kafka side of the head view: which partitions a topic has, where its log starts and its last stable offset
+ * (LSO), and the committed records in between, read with {@code isolation.level=read_committed} (aborted and open
+ * transactions and control records are never returned). Consumers are pooled: one per concurrent query.
+ */
+final class KafkaHead implements AutoCloseable {
+  /** A topic as Kafka knows it now. */
+  record TopicInfo(String topicId, List<Integer> partitions) {}
+
+  /** Per partition: the log start offset and the last stable offset (exclusive end of what may be read). */
+  record Offsets(Map<Integer, Long> start, Map<Integer, Long> end) {}
+
+  private final Map<String, Object> consumerProps;
+  private final Admin admin;
+  private final Duration timeout;
+  private final Deque<KafkaConsumer<byte[], byte[]>> idle = new ArrayDeque<>();
+  private boolean closed;
+
+  KafkaHead(Map<String, String> kafkaProps, long timeoutMs) {
+    this.timeout = Duration.ofMillis(timeoutMs);
+    Map<String, Object> common = new HashMap<>(kafkaProps);
+    Map<String, Object> adminProps = new HashMap<>(common);
+    adminProps.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "floe-head-view-admin");
+    adminProps.keySet().retainAll(AdminClientConfig.configNames());
+    this.admin = Admin.create(adminProps);
+
+    common.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "floe-head-view");
+    common.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    common.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    common.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+    common.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    common.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    common.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    common.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    common.keySet().retainAll(ConsumerConfig.configNames());
+    this.consumerProps = common;
+  }
+
+  /** The topic's id and partitions, or null when Kafka has no such topic. */
+  TopicInfo describe(String topic) throws InterruptedException {
+    try {
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+      List<Integer> partitions = new ArrayList<>();
+      d.partitions().forEach(p -> partitions.add(p.partition()));
+      return new TopicInfo(d.topicId().toString(), partitions);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return null;
+      }
+      throw new KafkaUnavailableException("Could not describe topic " + topic + ": " + e.getCause(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new KafkaUnavailableException(
+          "Kafka did not answer within " + timeout.toMillis() + " ms (describe topic " + topic + ")", e);
+    }
+  }
+
+  /** Log start offsets and last stable offsets (read_committed end offsets) of the partitions. */
+  Offsets offsets(String topic, List<Integer> partitions) {
+    return withConsumer(c -> {
+      List<TopicPartition> tps = partitions.stream().map(p -> new TopicPartition(topic, p)).toList();
+      Map<Integer, Long> start = new HashMap<>();
+      Map<Integer, Long> end = new HashMap<>();
+      c.beginningOffsets(tps, timeout).forEach((tp, o) -> start.put(tp.partition(), o));
+      c.endOffsets(tps, timeout).forEach((tp, o) -> end.put(tp.partition(), o));
+      return new Offsets(start, end);
+    });
+  }
+
+  /**
+   * Hands {@code sink} every committed record of partition p with from[p] <= offset < to[p], in offset order per
+   * partition. Returns the number of records.
+   */
+  long read(String topic, Map<Integer, Long> from, Map<Integer, Long> to, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+    return withConsumer(c -> {
+      Map<TopicPartition, Long> ends = new HashMap<>();
+      from.forEach((p, start) -> {
+        long end = to.getOrDefault(p, start);
+        if (end > start) {
+          ends.put(new TopicPartition(topic, p), end);
+        }
+      });
+      if (ends.isEmpty()) {
+        return 0L;
+      }
+      c.assign(ends.keySet());
+      ends.keySet().forEach(tp -> c.seek(tp, from.get(tp.partition())));
+      Set<TopicPartition> remaining = new HashSet<>(ends.keySet());
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long count = 0;
+      try {
+        while (!remaining.isEmpty()) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            throw new KafkaUnavailableException(
+                "Reading the head of " + topic + " took longer than " + timeout.toMillis() + " ms; still missing "
+                    + remaining, null);
+          }
+          for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofNanos(Math.min(left, 200_000_000L)))) {
+            Long end = ends.get(new TopicPartition(r.topic(), r.partition()));
+            if (end != null && r.offset() < end) {
+              sink.accept(r);
+              count++;
+            }
+          }
+          for (var it = remaining.iterator(); it.hasNext(); ) {
+            TopicPartition tp = it.next();
+            if (c.position(tp, timeout) >= ends.get(tp)) {
+              c.pause(List.of(tp));
+              it.remove();
+            }
+          }
+        }
+      } finally {
+        c.assign(List.of());
+      }
+      return count;
+    });
+  }
+
+  private <T> T withConsumer(java.util.function.Function<KafkaConsumer<byte[], byte[]>, T> work) {
+    KafkaConsumer<byte[], byte[]> c;
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("closed");
+      }
+      c = idle.pollFirst();
+    }
+    if (c == null) {
+      c = new KafkaConsumer<>(consumerProps);
+    }
+    boolean healthy = false;
+    try {
+      T result = work.apply(c);
+      healthy = true;
+      return result;
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw new KafkaUnavailableException("Kafka did not answer within " + timeout.toMillis() + " ms: " + e.getMessage(), e);
+    } finally {
+      boolean closeIt = !healthy;
+      synchronized (this) {
+        if (!closeIt && !closed) {
+          idle.addFirst(c);
+        } else {
+          closeIt = true;
+        }
+      }
+      if (closeIt) {
+        c.close(Duration.ofSeconds(1));
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    List<KafkaConsumer<byte[], byte[]>> toClose;
+    synchronized (this) {
+      closed = true;
+      toClose = new ArrayList<>(idle);
+      idle.clear();
+    }
+    toClose.forEach(c -> c.close(Duration.ofSeconds(1)));
+    admin.close(Duration.ofSeconds(1));
+  }
+
+  /** Kafka could not be reached or did not answer in time. */
+  static final class KafkaUnavailableException extends RuntimeException {
+    KafkaUnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,415 @@
+package io.floe.headview;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.iceberg.SegmentCommitter;
+import io.floe.iceberg.TopicTableOptions;
+import io.floe.iceberg.TopicTables;
+import io.floe.testing.TestCatalogs;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The head view against a real in-process KRaft broker and a real JdbcCatalog on SQLite (local warehouse), read
+ * through Iceberg's own REST catalog client.
+ */
+class HeadViewServerTest {
+  private static final String TOKEN = "s3cret-" + UUID.randomUUID();
+
+  @TempDir static Path dir;
+
+  private static KafkaClusterTestKit kafka;
+  private static Admin admin;
+  private static JdbcCatalog catalog;
+  private static TopicTables topicTables;
+  private static HeadViewServer server;
+  private static RESTCatalog client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestKitNodes nodes =
+        new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build();
+    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+    Map.of(
+            "offsets.topic.replication.factor", "1",
+            "offsets.topic.num.partitions", "1",
+            "transaction.state.log.replication.factor", "1",
+            "transaction.state.log.min.isr", "1",
+            "transaction.state.log.num.partitions", "1",
+            "group.initial.rebalance.delay.ms", "0")
+        .forEach(builder::setConfigProp);
+    kafka = builder.build();
+    kafka.format();
+    kafka.startup();
+    kafka.waitForReadyBrokers();
+    admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
+
+    catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL);
+    topicTables = new TopicTables(catalog, TopicTableOptions.builder().build());
+
+    Map<String, String> props = new HashMap<>();
+    TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
+    props.put("iceberg.type", "jdbc");
+    props.put("catalog.name", TestCatalogs.CATALOG_NAME);
+    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    props.put("listen.port", "0");
+    props.put("auth.token", TOKEN);
+    props.put("head.kafka-timeout-ms", "20000");
+    server = HeadViewServer.start(HeadViewConfig.of(props));
+    client = restClient(TOKEN);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    for (AutoCloseable c : new AutoCloseable[] {client, server, catalog, admin, kafka}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  private static RESTCatalog restClient(String token) {
+    RESTCatalog c = new RESTCatalog();
+    c.initialize("headview", Map.of("uri", server.uri(), "token", token));
+    return c;
+  }
+
+  @Test
+  void readYourWritesAcrossCommittedAndHead() throws Exception {
+    String topic = "orders.v1";
+    String topicId = createTopic(topic, 2);
+    produce(topic, 2, 0, 50);
+    Table real = topicTables.resolve(topic, topicId);
+    for (int p = 0; p < 2; p++) {
+      commitTiered(real, topic, p, 0, 20);
+    }
+    real.refresh();
+    long committedSnapshot = real.currentSnapshot().snapshotId();
+    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(topic));
+
+    assertRows(read(client.loadTable(id)), 2, 50);
+
+    // More records: the next query sees them (the cached head is extended with just these).
+    produce(topic, 2, 50, 30);
+    Table second = client.loadTable(id);
+    assertRows(read(second), 2, 80);
+    assertThat(second.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:50-79,1:50-79");
+
+    // Nothing new: the same head comes back.
+    assertThat(client.loadTable(id).currentSnapshot().snapshotId()).isEqualTo(second.currentSnapshot().snapshotId());
+
+    // The real table moves on (more tiered): the head is rebuilt from the new boundary, no duplicates.
+    commitTiered(real, topic, 0, 20, 45);
+    produce(topic, 2, 80, 5);
+    Table third = client.loadTable(id);
+    assertRows(read(third), 2, 85);
+    assertThat(third.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:45-84,1:20-84");
+
+    // The view never touched the real table.
+    real.refresh();
+    assertThat(real.history()).hasSize(3);
+    assertThat(real.currentSnapshot().summary()).doesNotContainKey(HeadView.SUMMARY_HEAD);
+    assertThat(third.currentSnapshot().parentId()).isEqualTo(real.currentSnapshot().snapshotId());
+    assertThat(committedSnapshot).isNotEqualTo(real.currentSnapshot().snapshotId());
+  }
+
+  @Test
+  void abortedTransactionsNeverShowAndAnEmptyTableGetsItsWholeHead() throws Exception {
+    String topic = "payments";
+    String topicId = createTopic(topic, 1);
+    Table real = topicTables.resolve(topic, topicId); // nothing tiered: no snapshot at all
+    assertThat(real.currentSnapshot()).isNull();
+
+    Map<String, Object> props = new HashMap<>();
+    props.put("bootstrap.servers", kafka.bootstrapServers());
+    props.put("transactional.id", "head-view-test");
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+      producer.initTransactions();
+      sendTxn(producer, topic, "committed-a", 5, true);
+      sendTxn(producer, topic, "aborted", 5, false);
+      sendTxn(producer, topic, "committed-b", 3, true);
+    }
+    Table view = client.loadTable(TableIdentifier.of("kafka", topic));
+    List<Record> rows = read(view);
+    List<String> values = rows.stream().map(r -> string((ByteBuffer) r.getField("value"))).sorted().toList();
+    assertThat(values).hasSize(8).allMatch(v -> v.startsWith("committed-")).noneMatch(v -> v.contains("aborted"));
+    assertThat(rows.stream().map(r -> offset(r)).sorted().toList())
+        .containsExactly(0L, 1L, 2L, 3L, 4L, 12L, 13L, 14L);
+
+    // An open transaction is past the last stable offset: it does not show either.
+    props.put("transactional.id", "head-view-test-open");
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      producer.send(new ProducerRecord<>(topic, 0, null, "open".getBytes(StandardCharsets.UTF_8))).get();
+      producer.flush();
+      assertThat(read(client.loadTable(TableIdentifier.of("kafka", topic)))).hasSize(8);
+      producer.abortTransaction();
+    }
+    real.refresh();
+    assertThat(real.currentSnapshot()).isNull();
+  }
+
+  @Test
+  void nonTopicTablesAndNamespacesPassThrough() {
+    Namespace ns = Namespace.of("analytics");
+    catalog.createNamespace(ns, Map.of("owner", "team-a"));
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    Table plain = catalog.buildTable(TableIdentifier.of(ns, "plain"), schema).withProperty("k", "v").create();
+
+    assertThat(client.listNamespaces()).contains(ns);
+    assertThat(client.loadNamespaceMetadata(ns)).containsEntry("owner", "team-a");
+    assertThat(client.listTables(ns)).containsExactly(TableIdentifier.of(ns, "plain"));
+    assertThat(client.tableExists(TableIdentifier.of(ns, "plain"))).isTrue();
+    assertThat(client.tableExists(TableIdentifier.of(ns, "missing"))).isFalse();
+    Table seen = client.loadTable(TableIdentifier.of(ns, "plain"));
+    assertThat(seen.schema().asStruct()).isEqualTo(plain.schema().asStruct());
+    assertThat(seen.properties()).containsEntry("k", "v");
+    assertThat(seen.currentSnapshot()).isNull();
+    assertThat(((org.apache.iceberg.HasTableOperations) seen).operations().current().metadataFileLocation())
+        .isEqualTo(((org.apache.iceberg.HasTableOperations) plain).operations().current().metadataFileLocation());
+  }
+
+  @Test
+  void writesAreRefusedAndSayWhereToWrite() throws Exception {
+    assertThatThrownBy(() -> client.createNamespace(Namespace.of("nope")))
+        .hasMessageContaining("read-only")
+        .hasMessageContaining("Write through the backing catalog 'floe'");
+    assertThat(catalog.namespaceExists(Namespace.of("nope"))).isFalse();
+
+    Namespace ns = Namespace.of("writes");
+    catalog.createNamespace(ns);
+    catalog.createTable(TableIdentifier.of(ns, "t"), new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
+    Table t = client.loadTable(TableIdentifier.of(ns, "t"));
+    assertThatThrownBy(() -> t.updateProperties().set("a", "b").commit()).hasMessageContaining("read-only");
+    assertThat(catalog.loadTable(TableIdentifier.of(ns, "t")).properties()).doesNotContainKey("a");
+
+    HttpResponse<String> response = http("POST", "/v1/namespaces", "Bearer " + TOKEN, "{\"namespace\":[\"x\"]}");
+    assertThat(response.statusCode()).isEqualTo(405);
+    assertThat(response.body()).contains("ReadOnlyViewException").contains("read-only");
+    assertThat(http("DELETE", "/v1/namespaces/writes/tables/t", "Bearer " + TOKEN, null).statusCode()).isEqualTo(405);
+    assertThat(catalog.tableExists(TableIdentifier.of(ns, "t"))).isTrue();
+  }
+
+  @Test
+  void aMissingOrWrongTokenGets401() throws Exception {
+    assertThat(http("GET", "/v1/config", null, null).statusCode()).isEqualTo(401);
+    HttpResponse<String> wrong = http("GET", "/v1/namespaces", "Bearer wrong", null);
+    assertThat(wrong.statusCode()).isEqualTo(401);
+    assertThat(wrong.body()).contains("NotAuthorizedException").doesNotContain(TOKEN);
+    assertThat(http("GET", "/v1/config", "Bearer " + TOKEN, null).statusCode()).isEqualTo(200);
+    assertThatThrownBy(() -> restClient("wrong")).isInstanceOf(NotAuthorizedException.class);
+  }
+
+  // ---- helpers
+
+  private static String createTopic(String topic, int partitions) throws Exception {
+    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+    return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId().toString();
+  }
+
+  private static String key(int p, long i) {
+    return "k-" + p + "-" + i;
+  }
+
+  private static String value(int p, long i) {
+    return "value " + p + "/" + i;
+  }
+
+  /** count records per partition, numbered from {@code first}; acknowledged (acks=all) before returning. */
+  private static void produce(String topic, int partitions, int first, int count) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all", "linger.ms", "5"),
+            new ByteArraySerializer(), new ByteArraySerializer())) {
+      List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
+      for (int i = first; i < first + count; i++) {
+        for (int p = 0; p < partitions; p++) {
+          ProducerRecord<byte[], byte[]> r =
+              new ProducerRecord<>(topic, p, key(p, i).getBytes(StandardCharsets.UTF_8),
+                  value(p, i).getBytes(StandardCharsets.UTF_8));
+          r.headers().add("n", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
+          acks.add(producer.send(r));
+        }
+      }
+      for (var a : acks) {
+        a.get();
+      }
+    }
+  }
+
+  private static void sendTxn(KafkaProducer<byte[], byte[]> producer, String topic, String prefix, int n, boolean commit)
+      throws Exception {
+    producer.beginTransaction();
+    for (int i = 0; i < n; i++) {
+      producer.send(new ProducerRecord<>(topic, 0, null, (prefix + "-" + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    producer.flush();
+    if (commit) {
+      producer.commitTransaction();
+    } else {
+      producer.abortTransaction();
+    }
+  }
+
+  /**
+   * Simulates the plugin having tiered offsets [from, to) of a partition: reads them from the broker, writes them
+   * as rows into the real table and commits with the summary the plugin's committer writes.
+   */
+  private static void commitTiered(Table table, String topic, int partition, long from, long to) throws IOException {
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers(), "isolation.level", "read_committed"),
+            new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      TopicPartition tp = new TopicPartition(topic, partition);
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, from);
+      while (consumer.position(tp) < to) {
+        consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+          if (r.offset() < to) {
+            records.add(r);
+          }
+        });
+      }
+    }
+    table.refresh();
+    Schema schema = table.schema();
+    HeadRows rows = new HeadRows(schema);
+    PartitionKey key = new PartitionKey(table.spec(), schema);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    FanoutDataWriter<Record> writer =
+        new FanoutDataWriter<>(
+            new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build(),
+            OutputFileFactory.builderFor(table, partition, 1).format(FileFormat.PARQUET).build(),
+            table.io(), 128L << 20);
+    try (writer) {
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        Record row = rows.toRow(r);
+        key.partition(wrapper.wrap(row));
+        writer.write(row, table.spec(), key);
+      }
+    }
+    RowDelta delta = table.newRowDelta();
+    for (DataFile f : writer.result().dataFiles()) {
+      delta.addRows(f);
+    }
+    delta
+        .set(SegmentCommitter.SUMMARY_PARTITION, Integer.toString(partition))
+        .set(SegmentCommitter.SUMMARY_START_OFFSET, Long.toString(from))
+        .set(SegmentCommitter.SUMMARY_END_OFFSET, Long.toString(to - 1))
+        .commit();
+  }
+
+  private static List<Record> read(Table table) throws IOException {
+    List<Record> out = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      rows.forEach(r -> out.add(r.copy()));
+    }
+    return out;
+  }
+
+  private static long offset(Record row) {
+    return (Long) ((Record) row.getField("kafka")).getField("offset");
+  }
+
+  private static int partition(Record row) {
+    return (Integer) ((Record) row.getField("kafka")).getField("partition");
+  }
+
+  /** Exactly offsets 0..n-1 in every partition, once each, with the produced keys, values and headers. */
+  private static void assertRows(List<Record> rows, int partitions, int n) {
+    Map<Integer, List<Long>> offsets = new TreeMap<>();
+    for (Record row : rows) {
+      int p = partition(row);
+      long o = offset(row);
+      offsets.computeIfAbsent(p, x -> new ArrayList<>()).add(o);
+      assertThat(string((ByteBuffer) row.getField("key"))).isEqualTo(key(p, o));
+      assertThat(string((ByteBuffer) row.getField("value"))).isEqualTo(value(p, o));
+      @SuppressWarnings("unchecked")
+      List<Record> headers = (List<Record>) row.getField("headers");
+      assertThat(headers).hasSize(1);
+      assertThat(headers.get(0).getField("key")).isEqualTo("n");
+      assertThat(string((ByteBuffer) headers.get(0).getField("value"))).isEqualTo(Long.toString(o));
+    }
+    List<Long> expected = Stream.iterate(0L, x -> x + 1).limit(n).toList();
+    assertThat(offsets.keySet()).hasSize(partitions);
+    offsets.forEach((p, list) -> assertThat(list.stream().sorted().collect(Collectors.toList()))
+        .as("offsets of partition %d", p)
+        .isEqualTo(expected));
+  }
+
+  private static String string(ByteBuffer b) {
+    if (b == null) {
+      return null;
+    }
+    ByteBuffer d = b.duplicate();
+    byte[] out = new byte[d.remaining()];
+    d.get(out);
+    return new String(out, StandardCharsets.UTF_8);
+  }
+
+  private static HttpResponse<String> http(String method, String path, String auth, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.uri() + path))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json");
+    if (auth != null) {
+      b.header("Authorization", auth);
+    }
+    return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
