@@ -123,8 +123,12 @@ public final class TopicTables {
         && !namespaces.namespaceExists(options.namespace())) {
       try {
         namespaces.createNamespace(options.namespace());
-      } catch (AlreadyExistsException raced) {
-        // another broker created it first
+      } catch (RuntimeException e) {
+        // Another copier or broker may have created it first; some catalogs (JDBC on SQLite) report that race as
+        // a constraint violation rather than AlreadyExistsException.
+        if (!namespaces.namespaceExists(options.namespace())) {
+          throw e;
+        }
       }
     }
   }

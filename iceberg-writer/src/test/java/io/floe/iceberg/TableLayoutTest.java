@@ -101,6 +101,22 @@ class TableLayoutTest {
   }
 
   @Test
+  void firstUseOfANamespaceFromManyThreadsSucceeds() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      ExecutorService pool = Executors.newFixedThreadPool(6);
+      List<Future<Table>> tables = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        String topic = "t" + i;
+        tables.add(pool.submit(() -> f.tables.resolve(topic, "id-" + topic)));
+      }
+      for (Future<Table> t : tables) {
+        assertThat(t.get().properties()).containsKey("kafka.topic");
+      }
+      pool.shutdown();
+    }
+  }
+
+  @Test
   void concurrentCopiesIntoOneTableAllCommit() throws Exception {
     int copiers = 8;
     List<Path> logs = new ArrayList<>();
@@ -114,7 +130,6 @@ class TableLayoutTest {
       logs.add(gen.writeTo(dir.resolve(p + ".log")));
     }
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
-      f.tables.resolve("busy", "id");
       ExecutorService pool = Executors.newFixedThreadPool(copiers);
       List<Future<TieredSegments.CopyResult>> results = new ArrayList<>();
       for (int p = 0; p < copiers; p++) {
