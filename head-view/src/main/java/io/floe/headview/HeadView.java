@@ -419,11 +419,12 @@ final class HeadView implements AutoCloseable {
   static List<String> filesOf(ViewOperations ops, List<String> dataFiles) {
     List<String> out = new ArrayList<>(dataFiles);
     FileIO io = ops.io();
-    String scratch = ops.scratch();
+    // Only the head's own snapshots (the committed ones belong to the real table); compared by snapshot id, not
+    // by location prefix, since a FileIO may normalize locations (Hadoop turns file:/// into file:/).
     for (Snapshot s : ops.current().snapshots()) {
-      if (s.manifestListLocation() != null && s.manifestListLocation().startsWith(scratch)) {
+      if ("true".equals(s.summary().get(SUMMARY_HEAD)) && s.manifestListLocation() != null) {
         for (ManifestFile m : s.allManifests(io)) {
-          if (m.path().startsWith(scratch) && !out.contains(m.path())) {
+          if (m.snapshotId() != null && m.snapshotId() == s.snapshotId() && !out.contains(m.path())) {
             out.add(m.path());
           }
         }

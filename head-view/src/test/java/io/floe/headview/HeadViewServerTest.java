@@ -255,6 +255,103 @@ class HeadViewServerTest {
     assertThatThrownBy(() -> restClient("wrong")).isInstanceOf(NotAuthorizedException.class);
   }
 
+  @Test
+  void aDeletedOrRecreatedTopicServesCommittedDataOnly() throws Exception {
+    // A table whose topic does not exist in Kafka (deleted): committed data only, no error.
+    Table ghost = topicTables.resolve("ghost", "AAAAAAAAAAAAAAAAAAAAAA");
+    assertThat(read(client.loadTable(TableIdentifier.of("kafka", "ghost")))).isEmpty();
+
+    // A table of an older topic with the same name (recreated under a new id): the new topic's records stay out.
+    createTopic("recreated", 1);
+    produce("recreated", 1, 0, 3);
+    topicTables.resolve("recreated", "BBBBBBBBBBBBBBBBBBBBBB");
+    Table view = client.loadTable(TableIdentifier.of("kafka", "recreated"));
+    assertThat(view.currentSnapshot()).isNull();
+    assertThat(ghost.currentSnapshot()).isNull();
+  }
+
+  @Test
+  void kafkaUnreachableFailsClearlyOrServesCommittedDataWhenConfigured() throws Exception {
+    String topic = "offline";
+    String topicId = createTopic(topic, 1);
+    produce(topic, 1, 0, 10);
+    Table real = topicTables.resolve(topic, topicId);
+    commitTiered(real, topic, 0, 0, 4);
+    TableIdentifier id = TableIdentifier.of("kafka", topic);
+    for (String mode : List.of("fail", "committed")) {
+      Map<String, String> props = new HashMap<>();
+      TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
+      props.put("iceberg.type", "jdbc");
+      props.put("kafka.bootstrap.servers", "127.0.0.1:1");
+      props.put("listen.port", "0");
+      props.put("head.kafka-timeout-ms", "1500");
+      props.put("head.on-kafka-error", mode);
+      try (HeadViewServer offline = HeadViewServer.start(HeadViewConfig.of(props))) {
+        if (mode.equals("fail")) {
+          // Raw HTTP: Iceberg's client retries a 503 with backoff, which only makes the test slow.
+          HttpResponse<String> r = HttpClient.newHttpClient().send(
+              HttpRequest.newBuilder(URI.create(offline.uri() + "/v1/namespaces/kafka/tables/" + topic)).build(),
+              HttpResponse.BodyHandlers.ofString());
+          assertThat(r.statusCode()).isEqualTo(503);
+          assertThat(r.body()).contains("Kafka is unavailable").contains(topic);
+        } else {
+          try (RESTCatalog c = new RESTCatalog()) {
+            c.initialize("offline", Map.of("uri", offline.uri()));
+            List<Record> rows = read(c.loadTable(id));
+            assertThat(rows.stream().map(HeadViewServerTest::offset).sorted().toList())
+                .containsExactly(0L, 1L, 2L, 3L);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aSupersededHeadIsDeletedOnceItsGraceTimeIsOver() throws Exception {
+    String topic = "cleanup";
+    String topicId = createTopic(topic, 1);
+    produce(topic, 1, 0, 10);
+    Table real = topicTables.resolve(topic, topicId);
+    Map<String, String> props = new HashMap<>();
+    TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
+    props.put("iceberg.type", "jdbc");
+    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    props.put("listen.port", "0");
+    props.put("head.cache-ttl-ms", "0");
+    TableIdentifier id = TableIdentifier.of("kafka", topic);
+    try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props)); RESTCatalog c = new RESTCatalog()) {
+      c.initialize("cleanup", Map.of("uri", s.uri()));
+      Table first = c.loadTable(id);
+      assertThat(read(first)).hasSize(10);
+      Path firstHead = scratchOf(first);
+      assertThat(filesUnder(firstHead)).isNotEmpty();
+
+      commitTiered(real, topic, 0, 0, 6); // the real table passes part of the head: it is rebuilt
+      Table second = c.loadTable(id);
+      assertRows(read(second), 1, 10);
+      assertThat(filesUnder(firstHead)).isEmpty();
+      assertThat(filesUnder(scratchOf(second))).isNotEmpty();
+    }
+    // Closing the service removes its heads too.
+    assertThat(filesUnder(Path.of(URI.create(real.location() + "/floe-head")))).isEmpty();
+  }
+
+  private static Path scratchOf(Table view) {
+    String manifestList = view.currentSnapshot().manifestListLocation();
+    assertThat(manifestList).contains("/floe-head/");
+    URI uri = URI.create(manifestList.startsWith("file:/") ? manifestList : "file:" + manifestList);
+    return Path.of(uri).getParent().getParent();
+  }
+
+  private static List<Path> filesUnder(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return List.of();
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().endsWith(".crc")).toList();
+    }
+  }
+
   // ---- helpers
 
   private static String createTopic(String topic, int partitions) throws Exception {
