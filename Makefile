@@ -12,15 +12,16 @@ test:
 clean:
 	$(MVN) clean
 
-# Conversion benchmark (segment -> table -> re-encoded stream), 1 KiB JSON-like records, codecs none and zstd,
-# under a 256 MiB heap. Report: target/bench/conversion.json. BENCH_MIB sets the segment size.
-BENCH_MIB ?= 256
+# Benchmarks: Floe against a raw-copy baseline (segment uploaded unchanged, ranged reads) in the same process, on
+# S3Proxy (127.0.0.1) and a JdbcCatalog: copy, catch-up fetch, read amplification, stored bytes, 16 concurrent
+# committers, copy heap under a 256 MiB limit. Report: target/bench/report.json. BENCH_QUICK=1 for a short run.
 .PHONY: bench
 bench:
-	$(MVN) -q -DskipTests install
+	$(MVN) -q -pl iceberg-writer -am -DskipTests install
 	$(MVN) -q -pl iceberg-writer dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=$(CURDIR)/target/bench/classpath.txt
 	java -Xmx256m -cp iceberg-writer/target/test-classes:iceberg-writer/target/classes:$$(cat target/bench/classpath.txt) \
-	  io.floe.bench.ConversionBench target/bench/conversion.json $(BENCH_MIB)
+	  io.floe.bench.FloeBench target/bench/report.json "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	  $(if $(BENCH_QUICK),quick,full)
 
 # Installable plugin: dist/floe-<version>/ (floe-rsm-plugin's jar + its runtime dependencies, no Kafka or slf4j
 # jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*.

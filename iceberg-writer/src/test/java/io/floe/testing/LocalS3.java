@@ -21,11 +21,17 @@ public final class LocalS3 {
   private final S3ProxyJunitCore proxy;
 
   private LocalS3() throws Exception {
-    proxy =
-        new S3ProxyJunitCore.Builder()
-            .withCredentials(ACCESS_KEY, SECRET_KEY)
-            .withBlobStoreProvider("transient")
-            .build();
+    // Benchmarks set floe.test.s3.basedir to keep blobs on disk instead of in this JVM's heap.
+    String basedir = System.getProperty("floe.test.s3.basedir");
+    S3ProxyJunitCore.Builder builder =
+        new S3ProxyJunitCore.Builder().withCredentials(ACCESS_KEY, SECRET_KEY);
+    if (basedir == null) {
+      builder.withBlobStoreProvider("transient");
+    } else {
+      System.setProperty("jclouds.filesystem.basedir", basedir);
+      builder.withBlobStoreProvider("filesystem");
+    }
+    proxy = builder.build();
     proxy.beforeEach();
     Runtime.getRuntime().addShutdownHook(new Thread(proxy::afterEach));
   }
