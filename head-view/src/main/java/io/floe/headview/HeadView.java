@@ -142,7 +142,12 @@ final class HeadView implements AutoCloseable {
               id, topic, tableTopicId, topic, info.topicId());
           return base;
         }
+        long described = System.nanoTime();
         KafkaHead.Offsets offsets = kafka.offsets(topic, info.partitions());
+        if (LOG.isTraceEnabled()) {
+          LOG.trace("{}: bounds+describe {} ms, offsets {} ms", id, (described - started) / 1_000_000,
+              (System.nanoTime() - described) / 1_000_000);
+        }
         Map<Integer, Long> from = new TreeMap<>();
         Map<Integer, Long> to = new TreeMap<>();
         for (int p : info.partitions()) {
@@ -244,6 +249,7 @@ final class HeadView implements AutoCloseable {
         }
       }
       written = writer.result().dataFiles();
+      long readDone = System.nanoTime();
       if (failure != null) {
         written.forEach(f -> deleteQuietly(view.io(), f.location()));
         throw failure;
@@ -258,6 +264,9 @@ final class HeadView implements AutoCloseable {
         dataFiles.add(f.location());
       });
       append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
+      if (LOG.isTraceEnabled()) {
+        LOG.trace("{}: read+write {} files, then append {} ms", id, written.size(), (System.nanoTime() - readDone) / 1_000_000);
+      }
       return new State(prior.baseLocation(), ops.current(), Map.copyOf(to), ops, List.copyOf(dataFiles));
     }
 
