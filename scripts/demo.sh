@@ -31,11 +31,11 @@ say() { printf '\n\033[1m[demo %3ds] %s\033[0m\n' "$((SECONDS - START))" "$*"; }
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  local live=()
+  for pid in "${PIDS[@]}"; do [[ -n $pid ]] && live+=("$pid"); done
+  PIDS=("${live[@]}")
   if ((${#PIDS[@]})); then
     say "Stopping what the demo started (pids ${PIDS[*]})"
-    local live=()
-    for pid in "${PIDS[@]}"; do [[ -n $pid ]] && live+=("$pid"); done
-    PIDS=("${live[@]}")
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for _ in $(seq 1 40); do
       alive=0
