@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * gets the same metadata back without writing anything; one that finds more records (same committed metadata)
  * writes only the new records and appends them to the cached head. When the committed metadata changes the head
  * is rebuilt from the new boundaries, and the old head's files are deleted after {@code head.cache-ttl-ms} (so a
- * query still reading them can finish); so are those of a head not used for that long.
+ * query still reading them can finish); those of a head not queried for {@code head.idle-ttl-ms} are deleted too.
  */
 final class HeadView implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeadView.class);
@@ -86,7 +86,7 @@ final class HeadView implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    long period = Math.max(1_000, Math.min(60_000, config.cacheTtlMs() / 2));
+    long period = Math.max(500, Math.min(60_000, Math.min(config.cacheTtlMs(), config.idleTtlMs()) / 2));
     sweeper.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
   }
 
@@ -399,7 +399,7 @@ final class HeadView implements AutoCloseable {
   /** Deletes superseded heads whose grace time is over, and heads not used for the cache TTL. */
   void sweep() {
     long now = System.nanoTime();
-    long ttl = TimeUnit.MILLISECONDS.toNanos(config.cacheTtlMs());
+    long ttl = TimeUnit.MILLISECONDS.toNanos(config.idleTtlMs());
     for (Entry e : entries.values()) {
       if (now - e.lastUsedNanos > ttl) {
         synchronized (e) {

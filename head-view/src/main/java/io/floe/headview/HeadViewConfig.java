@@ -22,6 +22,7 @@ public final class HeadViewConfig {
   public static final String SERVER_THREADS = "server.threads";
   public static final String SCRATCH_LOCATION = "head.scratch-location";
   public static final String CACHE_TTL_MS = "head.cache-ttl-ms";
+  public static final String IDLE_TTL_MS = "head.idle-ttl-ms";
   public static final String KAFKA_TIMEOUT_MS = "head.kafka-timeout-ms";
   public static final String ON_KAFKA_ERROR = "head.on-kafka-error";
   public static final String ICEBERG_PREFIX = "iceberg.";
@@ -38,6 +39,7 @@ public final class HeadViewConfig {
   private final int serverThreads;
   private final String scratchLocation;
   private final long cacheTtlMs;
+  private final long idleTtlMs;
   private final long kafkaTimeoutMs;
   private final OnKafkaError onKafkaError;
   private final Map<String, String> catalogProperties;
@@ -54,6 +56,7 @@ public final class HeadViewConfig {
     String scratch = props.get(SCRATCH_LOCATION);
     this.scratchLocation = scratch == null || scratch.isBlank() ? null : stripSlash(scratch.trim());
     this.cacheTtlMs = longValue(props, CACHE_TTL_MS, 600_000L, 0);
+    this.idleTtlMs = longValue(props, IDLE_TTL_MS, Math.max(1_000L, cacheTtlMs), 1_000L);
     this.kafkaTimeoutMs = longValue(props, KAFKA_TIMEOUT_MS, 30_000L, 1);
     String onError = props.getOrDefault(ON_KAFKA_ERROR, "fail").trim();
     try {
@@ -136,7 +139,10 @@ public final class HeadViewConfig {
   public int serverThreads() { return serverThreads; }
   /** Null: head files go under each table's location, in {@code floe-head/}. */
   public String scratchLocation() { return scratchLocation; }
+  /** How long a superseded head's files stay (queries may still read them). */
   public long cacheTtlMs() { return cacheTtlMs; }
+  /** How long the current head of a table nobody queries is kept. */
+  public long idleTtlMs() { return idleTtlMs; }
   public long kafkaTimeoutMs() { return kafkaTimeoutMs; }
   public OnKafkaError onKafkaError() { return onKafkaError; }
   public Map<String, String> catalogProperties() { return catalogProperties; }
@@ -149,6 +155,6 @@ public final class HeadViewConfig {
     return "HeadViewConfig{listen=" + listenHost + ":" + listenPort + ", auth=" + (authToken != null ? "bearer" : "none")
         + ", catalog=" + catalogName + " keys " + catalogProperties.keySet() + ", kafka keys "
         + kafkaProperties.keySet() + ", scratch=" + (scratchLocation == null ? "<table>/floe-head" : scratchLocation)
-        + ", cacheTtlMs=" + cacheTtlMs + ", kafkaTimeoutMs=" + kafkaTimeoutMs + ", onKafkaError=" + onKafkaError + "}";
+        + ", cacheTtlMs=" + cacheTtlMs + ", idleTtlMs=" + idleTtlMs + ", kafkaTimeoutMs=" + kafkaTimeoutMs + ", onKafkaError=" + onKafkaError + "}";
   }
 }

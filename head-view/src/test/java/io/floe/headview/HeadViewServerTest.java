@@ -317,7 +317,8 @@ class HeadViewServerTest {
     props.put("iceberg.type", "jdbc");
     props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
     props.put("listen.port", "0");
-    props.put("head.cache-ttl-ms", "0");
+    props.put("head.cache-ttl-ms", "500");
+    props.put("head.idle-ttl-ms", "600000");
     TableIdentifier id = TableIdentifier.of("kafka", topic);
     try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props)); RESTCatalog c = new RESTCatalog()) {
       c.initialize("cleanup", Map.of("uri", s.uri()));
@@ -329,8 +330,13 @@ class HeadViewServerTest {
       commitTiered(real, topic, 0, 0, 6); // the real table passes part of the head: it is rebuilt
       Table second = c.loadTable(id);
       assertRows(read(second), 1, 10);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!filesUnder(firstHead).isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
       assertThat(filesUnder(firstHead)).isEmpty();
       assertThat(filesUnder(scratchOf(second))).isNotEmpty();
+      assertRows(read(second), 1, 10);
     }
     // Closing the service removes its heads too.
     assertThat(filesUnder(Path.of(URI.create(real.location() + "/floe-head")))).isEmpty();
