@@ -276,7 +276,8 @@ public final class FloeRsmConfig extends AbstractConfig {
   public List<String> unknownKeys() {
     List<String> out = new ArrayList<>();
     for (String key : originals().keySet()) {
-      if (!CONFIG_DEF.names().contains(key) && !key.startsWith(ICEBERG_PREFIX)) {
+      // Kafka 4.4 also hands the plugin node.id (the KRaft name of broker.id).
+      if (!CONFIG_DEF.names().contains(key) && !key.startsWith(ICEBERG_PREFIX) && !key.equals("node.id")) {
         out.add(key);
       }
     }
