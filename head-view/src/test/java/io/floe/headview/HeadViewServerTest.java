@@ -256,6 +256,97 @@ class HeadViewServerTest {
   }
 
   @Test
+  void queriesWhileProducingAndTieringAreContiguousAndSeeEveryAcknowledgedRecord() throws Exception {
+    String topic = "busy";
+    String topicId = createTopic(topic, 2);
+    Table real = topicTables.resolve(topic, topicId);
+    TableIdentifier id = TableIdentifier.of("kafka", topic);
+    long[] acked = new long[] {-1, -1};
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+
+    Thread producer = new Thread(() -> {
+      try (KafkaProducer<byte[], byte[]> p =
+          new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all"),
+              new ByteArraySerializer(), new ByteArraySerializer())) {
+        for (int i = 0; !stop.get(); i++) {
+          for (int part = 0; part < 2; part++) {
+            ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, part,
+                key(part, i).getBytes(StandardCharsets.UTF_8), value(part, i).getBytes(StandardCharsets.UTF_8));
+            r.headers().add("n", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
+            long offset = p.send(r).get().offset();
+            synchronized (acked) {
+              acked[part] = Math.max(acked[part], offset);
+            }
+          }
+        }
+      } catch (Throwable t) {
+        failure.compareAndSet(null, t);
+      }
+    }, "test-producer");
+    Thread tierer = new Thread(() -> {
+      long[] tiered = new long[2];
+      try {
+        while (!stop.get()) {
+          Thread.sleep(300);
+          for (int part = 0; part < 2; part++) {
+            long upTo;
+            synchronized (acked) {
+              upTo = acked[part] + 1;
+            }
+            if (upTo - tiered[part] >= 5) {
+              commitTiered(real, topic, part, tiered[part], upTo);
+              tiered[part] = upTo;
+            }
+          }
+        }
+      } catch (Throwable t) {
+        failure.compareAndSet(null, t);
+      }
+    }, "test-tierer");
+    producer.start();
+    tierer.start();
+    try {
+      int queries = 0;
+      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      while (queries < 12 && System.nanoTime() < deadline && failure.get() == null) {
+        long[] before;
+        synchronized (acked) {
+          before = acked.clone();
+        }
+        List<Record> rows = read(client.loadTable(id));
+        Map<Integer, List<Long>> offsets = new TreeMap<>();
+        for (Record row : rows) {
+          offsets.computeIfAbsent(partition(row), x -> new ArrayList<>()).add(offset(row));
+          assertThat(string((ByteBuffer) row.getField("value"))).isEqualTo(value(partition(row), offset(row)));
+        }
+        for (int part = 0; part < 2; part++) {
+          List<Long> seen = offsets.getOrDefault(part, List.of()).stream().sorted().toList();
+          List<Long> contiguous = Stream.iterate(0L, x -> x + 1).limit(seen.size()).toList();
+          assertThat(seen).as("query %d partition %d: contiguous from 0, no duplicates", queries, part)
+              .isEqualTo(contiguous);
+          assertThat((long) seen.size() - 1).as("query %d partition %d sees what was acknowledged before it", queries, part)
+              .isGreaterThanOrEqualTo(before[part]);
+        }
+        queries++;
+      }
+      stop.set(true);
+      producer.join();
+      tierer.join();
+      assertThat(failure.get()).isNull();
+      assertThat(queries).isGreaterThanOrEqualTo(3);
+      real.refresh();
+      assertThat(real.history().size()).as("segments were tiered while querying").isGreaterThanOrEqualTo(2);
+      System.out.printf("busy topic: %d queries, %d tiered commits, last acknowledged offsets %d/%d%n",
+          queries, real.history().size(), acked[0], acked[1]);
+    } finally {
+      stop.set(true);
+      producer.join();
+      tierer.join();
+    }
+  }
+
+  @Test
   void aDeletedOrRecreatedTopicServesCommittedDataOnly() throws Exception {
     // A table whose topic does not exist in Kafka (deleted): committed data only, no error.
     Table ghost = topicTables.resolve("ghost", "AAAAAAAAAAAAAAAAAAAAAA");
