@@ -92,6 +92,10 @@ final class HeadView implements AutoCloseable {
 
   LoadTableResponse loadTable(TableIdentifier id) {
     Table table = catalog.loadTable(id);
+    if (table instanceof org.apache.iceberg.BaseMetadataTable) {
+      // REST clients load a metadata table (t.snapshots, t.files...) by loading t itself.
+      throw new org.apache.iceberg.exceptions.NoSuchTableException("Table does not exist: %s", id);
+    }
     if (!(table instanceof HasTableOperations withOps)) {
       return CatalogHandlers.loadTable(catalog, id, RESTCatalogProperties.SnapshotMode.ALL);
     }

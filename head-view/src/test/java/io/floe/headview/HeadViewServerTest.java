@@ -220,6 +220,9 @@ class HeadViewServerTest {
     assertThat(seen.schema().asStruct()).isEqualTo(plain.schema().asStruct());
     assertThat(seen.properties()).containsEntry("k", "v");
     assertThat(seen.currentSnapshot()).isNull();
+    // A metadata table: the server answers 404 for the name and the client builds it from the base table.
+    assertThat(client.loadTable(TableIdentifier.of("analytics", "plain", "snapshots")))
+        .isInstanceOf(org.apache.iceberg.BaseMetadataTable.class);
     assertThat(((org.apache.iceberg.HasTableOperations) seen).operations().current().metadataFileLocation())
         .isEqualTo(((org.apache.iceberg.HasTableOperations) plain).operations().current().metadataFileLocation());
   }
