@@ -443,13 +443,27 @@ class HeadViewServerTest {
     return Path.of(uri).getParent().getParent();
   }
 
+  /** Regular files under root; tolerates the service deleting files while it walks. */
   private static List<Path> filesUnder(Path root) throws IOException {
+    List<Path> out = new ArrayList<>();
     if (!Files.exists(root)) {
-      return List.of();
+      return out;
     }
-    try (Stream<Path> walk = Files.walk(root)) {
-      return walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().endsWith(".crc")).toList();
-    }
+    Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+      @Override
+      public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+        if (attrs.isRegularFile() && !file.getFileName().toString().endsWith(".crc")) {
+          out.add(file);
+        }
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+        return java.nio.file.FileVisitResult.CONTINUE; // deleted meanwhile
+      }
+    });
+    return out;
   }
 
   // ---- helpers
