@@ -350,6 +350,32 @@ class HeadViewServerTest {
   }
 
   @Test
+  void servesAHeadOnAnS3Warehouse() throws Exception {
+    Path s3dir = Files.createDirectories(dir.resolve("s3"));
+    Map<String, String> catalogProps = TestCatalogs.properties(s3dir, TestCatalogs.Storage.S3);
+    String topic = "on_s3";
+    String topicId = createTopic(topic, 1);
+    produce(topic, 1, 0, 30);
+    Map<String, String> props = new HashMap<>();
+    catalogProps.forEach((k, v) -> props.put("iceberg." + k, v));
+    props.put("iceberg.type", "jdbc");
+    io.floe.testing.LocalS3.get().fileIoProperties().forEach((k, v) -> props.put("client." + k, v));
+    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    props.put("listen.port", "0");
+    try (JdbcCatalog s3Catalog = new JdbcCatalog()) {
+      s3Catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
+      Table real = new TopicTables(s3Catalog, TopicTableOptions.builder().build()).resolve(topic, topicId);
+      commitTiered(real, topic, 0, 0, 10);
+      try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props)); RESTCatalog c = new RESTCatalog()) {
+        c.initialize("s3view", Map.of("uri", s.uri()));
+        Table view = c.loadTable(TableIdentifier.of("kafka", topic));
+        assertThat(view.currentSnapshot().manifestListLocation()).startsWith("s3://").contains("/floe-head/");
+        assertRows(read(view), 1, 30);
+      }
+    }
+  }
+
+  @Test
   void aDeletedOrRecreatedTopicServesCommittedDataOnly() throws Exception {
     // A table whose topic does not exist in Kafka (deleted): committed data only, no error.
     Table ghost = topicTables.resolve("ghost", "AAAAAAAAAAAAAAAAAAAAAA");
