@@ -62,10 +62,7 @@ class CompactionTest {
         try (InputStream in = f.segments.open((SegmentKey) pair[0]).fetch(0)) {
           served = Batches.read(in);
         }
-        assertThat(served).hasSameSizeAs(original);
-        for (int i = 0; i < original.size(); i++) {
-          Batches.assertSameBatch(original.get(i), served.get(i));
-        }
+        Batches.assertSameBatches(original, served);
       }
     }
   }

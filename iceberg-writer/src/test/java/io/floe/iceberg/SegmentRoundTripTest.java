@@ -47,10 +47,7 @@ class SegmentRoundTripTest {
       try (InputStream in = stored.fetch(0)) {
         served = Batches.read(in);
       }
-      assertThat(served).hasSameSizeAs(original);
-      for (int i = 0; i < original.size(); i++) {
-        Batches.assertSameBatch(original.get(i), served.get(i));
-      }
+      Batches.assertSameBatches(original, served);
 
       // The served stream's layout is the one the indexes describe.
       BatchDirectory directory = stored.directory();
@@ -223,10 +220,7 @@ class SegmentRoundTripTest {
         try (InputStream in = f.segments.open((SegmentKey) pair[0]).fetch(0)) {
           served = Batches.read(in);
         }
-        assertThat(served).hasSameSizeAs(original);
-        for (int i = 0; i < original.size(); i++) {
-          Batches.assertSameBatch(original.get(i), served.get(i));
-        }
+        Batches.assertSameBatches(original, served);
       }
       assertThat(f.segments.open(k2).transactionIndex()).contains(txnIndex);
     }
@@ -266,10 +260,7 @@ class SegmentRoundTripTest {
           }
         }
       }
-      assertThat(served).hasSameSizeAs(original);
-      for (int i = 0; i < original.size(); i++) {
-        Batches.assertSameBatch(original.get(i), served.get(i));
-      }
+      Batches.assertSameBatches(original, served);
       assertThat(stored.reusedStreams()).as("fetches that continued earlier readers").isGreaterThan(fetches / 2);
       stored.close();
     }

@@ -88,10 +88,7 @@ class TableLayoutTest {
       try (InputStream in = f.segments.open(key).fetch(0)) {
         served = Batches.read(in);
       }
-      assertThat(served).hasSameSizeAs(original);
-      for (int i = 0; i < original.size(); i++) {
-        Batches.assertSameBatch(original.get(i), served.get(i));
-      }
+      Batches.assertSameBatches(original, served);
       // A filter on the Kafka partition prunes by the identity partition.
       try (CloseableIterable<FileScanTask> none =
           table.newScan().filter(Expressions.equal(TopicTableLayout.PARTITION, 1)).planFiles()) {

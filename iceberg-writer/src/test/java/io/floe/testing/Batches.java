@@ -57,6 +57,14 @@ public final class Batches {
     return out;
   }
 
+  /** The same batches in the same order, each as {@link #assertSameBatch} checks it. */
+  public static void assertSameBatches(List<RecordBatch> expected, List<RecordBatch> actual) {
+    assertThat(actual).as("batch count").hasSameSizeAs(expected);
+    for (int i = 0; i < expected.size(); i++) {
+      assertSameBatch(expected.get(i), actual.get(i));
+    }
+  }
+
   /** Every batch and record field equal; byte-identical when uncompressed. */
   public static void assertSameBatch(RecordBatch expected, RecordBatch actual) {
     BatchHeader e = expected.header();
