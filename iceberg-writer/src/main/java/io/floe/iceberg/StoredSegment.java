@@ -41,6 +41,7 @@ public final class StoredSegment implements AutoCloseable {
 
   private final Deque<ReencodingInputStream> idle = new ArrayDeque<>();
   private long reused;
+  private boolean closed;
   private final Table table;
   private final Sidecar sidecar;
   private final BatchDirectory directory;
@@ -137,10 +138,11 @@ public final class StoredSegment implements AutoCloseable {
     }
   }
 
-  /** Releases the readers kept for later fetches. The segment stays usable. */
+  /** Releases the readers kept for later fetches; streams still being read are released when they close. */
   @Override
   public void close() {
     synchronized (idle) {
+      closed = true;
       idle.forEach(ReencodingInputStream::close);
       idle.clear();
     }
@@ -148,6 +150,10 @@ public final class StoredSegment implements AutoCloseable {
 
   private void giveBack(ReencodingInputStream stream) {
     synchronized (idle) {
+      if (closed) { // the segment was closed (evicted) while this fetch was reading: nothing to keep it for
+        stream.close();
+        return;
+      }
       idle.addFirst(stream);
       while (idle.size() > MAX_IDLE_STREAMS) {
         idle.removeLast().close();

@@ -104,6 +104,28 @@ class SegmentCopyFailureTest {
   }
 
   @Test
+  void aFetchStillReadingWhenItsSegmentIsClosedIsNotKeptForReuse() throws Exception {
+    Path log = healthySegment();
+    try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "evicted");
+      fx.segments.copy(key, SegmentFiles.of(log, 0));
+      StoredSegment segment = fx.segments.open(key);
+      try (java.io.InputStream in = segment.fetch(0)) {
+        in.read();
+      }
+      try (java.io.InputStream in = segment.fetch(0)) { // continues the kept stream
+        in.read();
+        segment.close(); // evicted from the plugin's cache while this fetch reads
+      }
+      assertThat(segment.reusedStreams()).isEqualTo(1);
+      try (java.io.InputStream in = segment.fetch(0)) { // nothing kept: a fresh stream, still correct
+        assertThat(in.readAllBytes()).hasSize((int) segment.directory().encodedSize());
+      }
+      assertThat(segment.reusedStreams()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void deletingASegmentThatWasNeverCopiedIsFine() throws Exception {
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
       fx.segments.delete(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "never"), true);
