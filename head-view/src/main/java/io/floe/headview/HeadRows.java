@@ -1,10 +1,8 @@
 package io.floe.headview;
 
+import io.floe.iceberg.KafkaTimestamps;
 import io.floe.iceberg.TopicTableLayout;
 import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Schema;
@@ -36,8 +34,6 @@ import org.apache.kafka.common.record.TimestampType;
  * (the extra columns are null).
  */
 public final class HeadRows {
-  private static final long MAX_MILLIS = Long.MAX_VALUE / 1000;
-  private static final long MIN_MILLIS = Long.MIN_VALUE / 1000;
 
   private final Schema schema;
   private final Types.StructType kafkaType;
@@ -55,7 +51,7 @@ public final class HeadRows {
     GenericRecord kafka = GenericRecord.create(kafkaType);
     kafka.setField("partition", record.partition());
     kafka.setField("offset", record.offset());
-    kafka.setField("timestamp", toTimestamp(record.timestamp(), record.offset()));
+    kafka.setField("timestamp", KafkaTimestamps.toTimestamp(record.timestamp(), record.offset()));
     kafka.setField(
         "timestamp_type", logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
     kafka.setField("leader_epoch", record.leaderEpoch().orElse(-1));
@@ -79,14 +75,5 @@ public final class HeadRows {
     row.setField("value", record.value() == null ? null : ByteBuffer.wrap(record.value()));
     row.setField("headers", headers);
     return row;
-  }
-
-  private static OffsetDateTime toTimestamp(long millis, long offset) {
-    if (millis > MAX_MILLIS || millis < MIN_MILLIS) {
-      throw new IllegalArgumentException(
-          "Record at offset " + offset + " has timestamp " + millis + " ms, outside what a microsecond"
-              + " timestamp can hold");
-    }
-    return Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC);
   }
 }

@@ -5,9 +5,7 @@ import io.floe.format.KafkaRecord;
 import io.floe.format.RecordHeader;
 import io.floe.format.TimestampType;
 import java.nio.ByteBuffer;
-import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Schema;
@@ -16,8 +14,6 @@ import org.apache.iceberg.data.Record;
 
 /** Turns a Kafka record into a table row and back. */
 final class RowCodec {
-  private static final long MAX_MILLIS = Long.MAX_VALUE / 1000;
-  private static final long MIN_MILLIS = Long.MIN_VALUE / 1000;
 
   private final GenericRecord row;
   private final GenericRecord kafka;
@@ -42,14 +38,14 @@ final class RowCodec {
 
     kafka.set(0, partition);
     kafka.set(1, record.offset());
-    kafka.set(2, toTimestamp(visibleTimestamp, record.offset()));
+    kafka.set(2, KafkaTimestamps.toTimestamp(visibleTimestamp, record.offset()));
     kafka.set(3, logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
     kafka.set(4, batch.partitionLeaderEpoch());
     kafka.set(5, batch.producerId());
     kafka.set(6, (int) batch.producerEpoch());
     kafka.set(7, batch.baseSequence() < 0 ? -1 : sequenceOf(batch.baseSequence(), offsetDelta));
     kafka.set(8, batch.isTransactional());
-    kafka.set(9, logAppend ? toTimestamp(record.timestamp(), record.offset()) : null);
+    kafka.set(9, logAppend ? KafkaTimestamps.toTimestamp(record.timestamp(), record.offset()) : null);
 
     List<Record> headers = record.headers().isEmpty() ? List.of() : new ArrayList<>(record.headers().size());
     for (RecordHeader h : record.headers()) {
@@ -93,21 +89,7 @@ final class RowCodec {
       }
     }
     return new KafkaRecord(
-        offset, toMillis(ts), bytes((ByteBuffer) row.get(1)), bytes((ByteBuffer) row.get(2)), headers);
-  }
-
-  private static OffsetDateTime toTimestamp(long millis, long offset) {
-    if (millis > MAX_MILLIS || millis < MIN_MILLIS) {
-      throw new IllegalArgumentException(
-          "Record at offset " + offset + " has timestamp " + millis + " ms, outside what a microsecond"
-              + " timestamp can hold");
-    }
-    return Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC);
-  }
-
-  private static long toMillis(OffsetDateTime ts) {
-    Instant i = ts.toInstant();
-    return Math.floorDiv(i.getEpochSecond() * 1_000_000L + i.getNano() / 1000, 1000L);
+        offset, KafkaTimestamps.toMillis(ts), bytes((ByteBuffer) row.get(1)), bytes((ByteBuffer) row.get(2)), headers);
   }
 
   private static byte[] bytes(ByteBuffer buffer) {

@@ -56,14 +56,8 @@ class CompactionTest {
         table.io().deleteFile(file.location()); // what expire_snapshots does to the rewritten files
       }
 
-      for (var pair : List.of(new Object[] {k1, logOne}, new Object[] {k2, logTwo})) {
-        List<RecordBatch> original = Batches.read((Path) pair[1]);
-        List<RecordBatch> served;
-        try (InputStream in = f.segments.open((SegmentKey) pair[0]).fetch(0)) {
-          served = Batches.read(in);
-        }
-        Batches.assertSameBatches(original, served);
-      }
+      f.assertServesExactly(k1, logOne);
+      f.assertServesExactly(k2, logTwo);
     }
   }
 

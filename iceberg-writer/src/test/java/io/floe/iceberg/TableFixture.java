@@ -45,6 +45,15 @@ final class TableFixture implements AutoCloseable {
     return out;
   }
 
+  /** Fetching the whole copied segment gives back exactly the batches of its log file. */
+  void assertServesExactly(SegmentKey key, Path log) throws java.io.IOException {
+    List<io.floe.format.RecordBatch> served;
+    try (java.io.InputStream in = segments.open(key).fetch(0)) {
+      served = io.floe.testing.Batches.read(in);
+    }
+    io.floe.testing.Batches.assertSameBatches(io.floe.testing.Batches.read(log), served);
+  }
+
   static ByteBuffer txnIndex(List<AbortedTransaction> aborted) {
     ByteBuffer buf = ByteBuffer.allocate(aborted.size() * TransactionIndex.ENTRY_SIZE);
     for (AbortedTransaction t : aborted) {
