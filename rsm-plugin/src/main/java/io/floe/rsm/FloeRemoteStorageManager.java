@@ -82,6 +82,12 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       failure.initCause(red.sanitize(e));
       throw failure;
     }
+    try {
+      new StorageProbe(cfg, red, hadoopConf()).run();
+    } catch (ConfigException e) {
+      closeCatalog(raw, cfg, red);
+      throw e;
+    }
     this.config = cfg;
     this.redactor = red;
     this.catalog = new TableCachingCatalog(raw, cfg.tableCacheExpirationMs());
@@ -105,6 +111,16 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     this.metrics = new FloeRsmMetrics(cfg.brokerId());
     LOG.info("Floe RSM on broker {} uses Iceberg catalog {}, namespace {}, retention mode {}",
         cfg.brokerId(), cfg.catalogDescription(), cfg.namespace(), cfg.retentionMode());
+  }
+
+  private static void closeCatalog(Catalog raw, FloeRsmConfig cfg, Redactor red) {
+    if (raw instanceof java.io.Closeable closeable) {
+      try {
+        closeable.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("Closing Iceberg catalog {} failed: {}", cfg.catalogDescription(), red.describe(e));
+      }
+    }
   }
 
   private static Object hadoopConf() {

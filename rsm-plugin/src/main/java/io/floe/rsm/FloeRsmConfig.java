@@ -30,6 +30,7 @@ public final class FloeRsmConfig extends AbstractConfig {
   public static final String ICEBERG_URI = "iceberg.uri";
   public static final String ICEBERG_WAREHOUSE = "iceberg.warehouse";
   public static final String ICEBERG_IO_IMPL = "iceberg.io-impl";
+  public static final String STORAGE_PROBE_ENABLE = "storage.probe.enable";
   public static final String CATALOG_NAME = "catalog.name";
   public static final String TABLE_NAMESPACE = "table.namespace";
   public static final String TABLE_TIME_TRANSFORM = "table.partition.time-transform";
@@ -87,6 +88,13 @@ public final class FloeRsmConfig extends AbstractConfig {
               ICEBERG_IO_IMPL, Type.STRING, null, new NonBlankOrNull(), Importance.MEDIUM,
               "FileIO class the catalog uses, passed as 'io-impl' (for example org.apache.iceberg.aws.s3.S3FileIO). "
                   + "Unset: the catalog's default.")
+          .define(
+              STORAGE_PROBE_ENABLE, Type.BOOLEAN, true, new BooleanValue(), Importance.MEDIUM,
+              "Whether configure writes and deletes one small object under " + ICEBERG_WAREHOUSE + " (through the "
+                  + "FileIO of " + ICEBERG_IO_IMPL + ", else Iceberg's ResolvingFileIO) before the broker starts. "
+                  + "A missing bucket or refused credentials then fail broker start naming the key; a store that "
+                  + "cannot be reached only logs a warning. Skipped for REST catalogs and warehouses that are not "
+                  + "URIs.")
           .define(
               CATALOG_NAME, Type.STRING, "floe", new ConfigDef.NonEmptyStringWithoutControlChars(),
               Importance.MEDIUM,
@@ -333,6 +341,20 @@ public final class FloeRsmConfig extends AbstractConfig {
     @Override
     public String toString() {
       return "null or one of " + allowed;
+    }
+  }
+
+  private static final class BooleanValue implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (!(value instanceof Boolean)) {
+        throw new ConfigException(name, value, "must be true or false");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "true or false";
     }
   }
 
