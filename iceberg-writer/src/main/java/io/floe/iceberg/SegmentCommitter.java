@@ -25,7 +25,6 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -39,8 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Commits a written segment as one Iceberg snapshot. In the same commit it removes the files of any earlier copy of
  * the same offsets (Kafka retries a copy under a new segment id), so a retry never duplicates rows, and hides the
- * earlier-segment records of transactions this segment's markers abort. Conflicts with concurrent writers are
- * retried with exponential backoff, planning again against the new table state each time.
+ * earlier-segment records of transactions this segment's markers abort. Concurrent commits into one table are
+ * grouped into one catalog commit (one snapshot per segment still, see {@link GroupCommit}). Conflicts with
+ * concurrent writers are retried with exponential backoff, planning again against the new table state each time.
  */
 public final class SegmentCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentCommitter.class);
@@ -55,6 +55,7 @@ public final class SegmentCommitter {
   private final int maxAttempts;
   private final long minBackoffMs;
   private final long maxBackoffMs;
+  private final GroupCommit groups = new GroupCommit();
 
   public SegmentCommitter() {
     this(10, 100, 10_000);
@@ -110,9 +111,8 @@ public final class SegmentCommitter {
       int attempt) {
     table.refresh();
     Snapshot base = table.currentSnapshot();
-    Expression partitionFilter = Expressions.equal(TopicTableLayout.PARTITION, segment.partition());
-    RowDelta delta = table.newRowDelta();
-
+    List<DataFile> removedFiles = new ArrayList<>();
+    List<DeleteFile> removedDeletes = new ArrayList<>();
     Set<String> replaced = new HashSet<>();
     if (base != null && segment.lastOffset() >= segment.baseOffset()) {
       for (FileScanTask task : plan(table, base, segment.partition(), segment.baseOffset(), segment.lastOffset())) {
@@ -125,43 +125,60 @@ public final class SegmentCommitter {
                   + ") only in part; refusing to replace it");
         }
         if (replaced.add(file.location())) {
-          delta.removeRows(file);
+          removedFiles.add(file);
           for (DeleteFile deletes : task.deletes()) {
             if (referencesOnly(deletes, file.location())) {
-              delta.removeDeletes(deletes);
+              removedDeletes.add(deletes);
             }
           }
         }
       }
     }
-
-    segment.dataFiles().forEach(delta::addRows);
-    segment.deleteFiles().forEach(delta::addDeletes);
     if (base != null) {
       writtenHere.addAll(hideEarlierAbortedRecords(table, base, segment, aborted, replaced));
-      writtenHere.forEach(delta::addDeletes);
-    }
-
-    delta
-        .set(SUMMARY_TOPIC_ID, topicId)
-        .set(SUMMARY_PARTITION, Integer.toString(segment.partition()))
-        .set(SUMMARY_START_OFFSET, Long.toString(segment.baseOffset()))
-        .set(SUMMARY_END_OFFSET, Long.toString(segment.lastOffset()))
-        .set(SUMMARY_SEGMENT_ID, segmentId)
-        .conflictDetectionFilter(partitionFilter)
-        .validateNoConflictingDataFiles()
-        .validateDeletedFiles();
-    if (base != null) {
-      delta.validateFromSnapshot(base.snapshotId());
     }
     if (!replaced.isEmpty()) {
-      delta.set(SUMMARY_REPLACED_FILES, Integer.toString(replaced.size()));
       LOG.info(
           "Partition {} offsets {}..{} were committed before (a retried copy): segment {} replaces {} files",
           segment.partition(), segment.baseOffset(), segment.lastOffset(), segmentId, replaced.size());
     }
-    delta.commit();
-    long snapshotId = table.currentSnapshot().snapshotId();
+    Long baseId = base == null ? null : base.snapshotId();
+    GroupCommit.Member member =
+        new GroupCommit.Member() {
+          @Override
+          public void apply(RowDelta delta) {
+            removedFiles.forEach(delta::removeRows);
+            removedDeletes.forEach(delta::removeDeletes);
+            segment.dataFiles().forEach(delta::addRows);
+            segment.deleteFiles().forEach(delta::addDeletes);
+            writtenHere.forEach(delta::addDeletes);
+            delta
+                .set(SUMMARY_TOPIC_ID, topicId)
+                .set(SUMMARY_PARTITION, Integer.toString(segment.partition()))
+                .set(SUMMARY_START_OFFSET, Long.toString(segment.baseOffset()))
+                .set(SUMMARY_END_OFFSET, Long.toString(segment.lastOffset()))
+                .set(SUMMARY_SEGMENT_ID, segmentId)
+                .conflictDetectionFilter(Expressions.equal(TopicTableLayout.PARTITION, segment.partition()))
+                .validateNoConflictingDataFiles()
+                .validateDeletedFiles();
+            if (baseId != null) {
+              delta.validateFromSnapshot(baseId);
+            }
+            if (!replaced.isEmpty()) {
+              delta.set(SUMMARY_REPLACED_FILES, Integer.toString(replaced.size()));
+            }
+          }
+
+          @Override
+          public boolean owns(Snapshot snapshot) {
+            Map<String, String> summary = snapshot.summary();
+            return summary != null
+                && segmentId.equals(summary.get(SUMMARY_SEGMENT_ID))
+                && topicId.equals(summary.get(SUMMARY_TOPIC_ID))
+                && Integer.toString(segment.partition()).equals(summary.get(SUMMARY_PARTITION));
+          }
+        };
+    long snapshotId = groups.commit(table, member);
     return new Result(snapshotId, replaced.size(), attempt);
   }
 

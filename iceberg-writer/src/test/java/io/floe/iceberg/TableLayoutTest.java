@@ -114,33 +114,76 @@ class TableLayoutTest {
   }
 
   @Test
-  void concurrentCopiesIntoOneTableAllCommit() throws Exception {
-    int copiers = 8;
-    List<Path> logs = new ArrayList<>();
-    int expectedRows = 0;
+  void concurrentCopiesIntoOneTableAllCommitOnceEachInItsOwnSnapshot() throws Exception {
+    int copiers = 16;
+    int segmentsPerCopier = 3;
+    int rowsPerSegment = 60;
+    List<List<Path>> logs = new ArrayList<>();
     for (int p = 0; p < copiers; p++) {
-      SegmentGenerator gen = SegmentGenerator.seeded(100 + p);
-      for (int i = 0; i < 20; i++) {
-        gen.batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 100);
+      List<Path> mine = new ArrayList<>();
+      for (int s = 0; s < segmentsPerCopier; s++) {
+        SegmentGenerator gen = SegmentGenerator.seeded(100 + p * 10 + s).startOffset(s * rowsPerSegment);
+        for (int i = 0; i < rowsPerSegment / 10; i++) {
+          gen.batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 100);
+        }
+        mine.add(gen.writeTo(dir.resolve(p + "-" + s + ".log")));
       }
-      expectedRows += 200;
-      logs.add(gen.writeTo(dir.resolve(p + ".log")));
+      logs.add(mine);
     }
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      f.tables.resolve("busy", "id");
       ExecutorService pool = Executors.newFixedThreadPool(copiers);
-      List<Future<TieredSegments.CopyResult>> results = new ArrayList<>();
+      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+      List<Future<List<TieredSegments.CopyResult>>> results = new ArrayList<>();
       for (int p = 0; p < copiers; p++) {
         int partition = p;
-        results.add(pool.submit(
-            () -> f.segments.copy(new SegmentKey("busy", "id", partition, 0, "s" + partition),
-                SegmentFiles.of(logs.get(partition), 0))));
+        results.add(pool.submit(() -> {
+          start.await();
+          List<TieredSegments.CopyResult> out = new ArrayList<>();
+          for (int s = 0; s < segmentsPerCopier; s++) {
+            out.add(f.segments.copy(
+                new SegmentKey("busy", "id", partition, s * rowsPerSegment, "s" + partition + "-" + s),
+                SegmentFiles.of(logs.get(partition).get(s), s * rowsPerSegment)));
+          }
+          return out;
+        }));
       }
-      for (Future<TieredSegments.CopyResult> r : results) {
-        assertThat(r.get().snapshotId()).isPositive();
+      start.countDown();
+      java.util.Map<Long, String> snapshotOfSegment = new java.util.HashMap<>();
+      for (int p = 0; p < copiers; p++) {
+        List<TieredSegments.CopyResult> copied = results.get(p).get(5, java.util.concurrent.TimeUnit.MINUTES);
+        for (int s = 0; s < segmentsPerCopier; s++) {
+          assertThat(snapshotOfSegment.put(copied.get(s).snapshotId(), "s" + p + "-" + s)).isNull();
+        }
       }
       pool.shutdown();
-      assertThat(TableFixture.rows(f.table("busy", "id"))).hasSize(expectedRows);
-      assertThat(f.table("busy", "id").snapshots()).hasSize(copiers);
+      Table table = f.table("busy", "id");
+      List<org.apache.iceberg.Snapshot> snapshots = new ArrayList<>();
+      table.snapshots().forEach(snapshots::add);
+      assertThat(snapshots).hasSize(copiers * segmentsPerCopier);
+      for (org.apache.iceberg.Snapshot snap : snapshots) {
+        String segment = snapshotOfSegment.get(snap.snapshotId());
+        assertThat(segment).as("snapshot %s is the one its copy returned", snap.snapshotId()).isNotNull();
+        String[] ps = segment.substring(1).split("-");
+        assertThat(snap.summary())
+            .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, segment)
+            .containsEntry(SegmentCommitter.SUMMARY_PARTITION, ps[0])
+            .containsEntry(SegmentCommitter.SUMMARY_START_OFFSET, Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
+            .containsEntry("added-records", Integer.toString(rowsPerSegment));
+      }
+      List<org.apache.iceberg.data.Record> rows = TableFixture.rows(table);
+      assertThat(rows).hasSize(copiers * segmentsPerCopier * rowsPerSegment);
+      for (int p = 0; p < copiers; p++) {
+        int partition = p;
+        assertThat(rows.stream().filter(r -> (Integer) ((org.apache.iceberg.data.Record) r.get(0)).get(0) == partition).map(RowCodec::offsetOf).toList())
+            .as("partition %s holds each offset once", p)
+            .containsExactlyInAnyOrderElementsOf(
+                java.util.stream.LongStream.range(0, (long) segmentsPerCopier * rowsPerSegment).boxed().toList());
+      }
+      // Grouped commits: fewer metadata versions than snapshots (16 copiers arriving together always overlap).
+      int metadataVersions = ((org.apache.iceberg.HasTableOperations) table).operations().current()
+          .previousFiles().size() + 1;
+      assertThat(metadataVersions).isLessThan(snapshots.size() + 1);
     }
   }
 }
