@@ -22,6 +22,7 @@ bench:
 	java -Xmx256m -cp iceberg-writer/target/test-classes:iceberg-writer/target/classes:$$(cat target/bench/classpath.txt) \
 	  io.floe.bench.FloeBench target/bench/report.json "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	  $(if $(BENCH_QUICK),quick,full)
+	if [ -f scripts/bench-head-view.sh ]; then bash scripts/bench-head-view.sh target/bench/report.json $(if $(BENCH_QUICK),quick,full); fi
 
 # Installable plugin: dist/floe-<version>/ (floe-rsm-plugin's jar + its runtime dependencies, no Kafka or slf4j
 # jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*.

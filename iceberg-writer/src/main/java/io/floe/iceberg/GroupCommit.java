@@ -75,6 +75,17 @@ final class GroupCommit {
     return me.result();
   }
 
+  /** How many commits wait for {@code table} (the one being committed excluded): for tests. */
+  int waiting(Table table) {
+    Queue queue = queues.get(table.name());
+    if (queue == null) {
+      return 0;
+    }
+    synchronized (queue) {
+      return queue.waiting.size();
+    }
+  }
+
   private static void commitGroup(Table table, List<Waiter> group) {
     List<Waiter> remaining = new ArrayList<>(group);
     while (!remaining.isEmpty()) {
@@ -104,10 +115,10 @@ final class GroupCommit {
         remaining.forEach(w -> w.fail(e));
         return;
       }
-      table.refresh();
+      Table committed = txn.table(); // the metadata just committed (re-applied if the transaction retried)
       for (int i = 0; i < remaining.size(); i++) {
         Waiter w = remaining.get(i);
-        w.succeed(committedSnapshot(table, w.member, staged.get(i)));
+        w.succeed(committedSnapshot(committed, w.member, staged.get(i)));
       }
       if (remaining.size() > 1) {
         LOG.debug("Committed {} segments into {} in one catalog commit", remaining.size(), table.name());

@@ -109,7 +109,11 @@ public final class SegmentCommitter {
       List<AbortedTransaction> aborted,
       List<DeleteFile> writtenHere,
       int attempt) {
-    table.refresh();
+    if (attempt > 1) {
+      // The first attempt plans against the table as the caller loaded it (TieredSegments loads it per copy): a
+      // stale view only costs a retry, since validation refuses any file added to the partition since that base.
+      table.refresh();
+    }
     Snapshot base = table.currentSnapshot();
     List<DataFile> removedFiles = new ArrayList<>();
     List<DeleteFile> removedDeletes = new ArrayList<>();
