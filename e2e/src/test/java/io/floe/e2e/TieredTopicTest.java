@@ -3,15 +3,18 @@ package io.floe.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableOptions;
 import io.floe.iceberg.TopicTables;
+import io.floe.testing.TestCatalogs;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -22,6 +25,7 @@ import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 import javax.management.ObjectName;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -58,7 +62,8 @@ import org.junit.jupiter.api.io.TempDir;
  * compressed, idempotent, transactional with commits and aborts; null keys and values, headers with duplicates and
  * null values). Once the tiered topic's local log starts past the workload, reads come from the Iceberg tier, and
  * the two topics must read back the same, field by field, at both isolation levels; the Iceberg table must hold
- * exactly the committed records of the tiered part; offsetsForTimes must agree.
+ * exactly the committed records of the tiered part, read with Iceberg's generic reader and with Spark SQL (where a
+ * filter on kafka.partition prunes files); offsetsForTimes must agree.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TieredTopicTest {
@@ -370,7 +375,71 @@ class TieredTopicTest {
       rows.sort(Comparator.comparingInt(Rec::partition).thenComparingLong(Rec::offset));
       List<Rec> expected = committed.stream().filter(r -> r.offset() <= tieredEnd.get(r.partition())).toList();
       assertSameRecords("Iceberg rows", rows, expected);
+      assertSparkReadsTheSnapshot(table, snapshot, expected);
     }
+  }
+
+  /**
+   * Real Spark SQL over the same JdbcCatalog (catalog named like the plugin's catalog.name), pinned to the snapshot
+   * the generic reader checked: the same committed records, and a filter on kafka.partition plans only that
+   * partition's data files (Iceberg's scan report: the others are skipped).
+   */
+  private void assertSparkReadsTheSnapshot(Table table, Snapshot snapshot, List<Rec> expected) throws Exception {
+    int dataFiles = 0;
+    int partition0Files = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        dataFiles++;
+        if (task.file().partition().get(0, Integer.class) == 0) {
+          partition0Files++;
+        }
+      }
+    }
+    String from = table.name() + " VERSION AS OF " + snapshot.snapshotId();
+    Map<String, String> conf = SparkSqlRunner.icebergCatalog(TestCatalogs.CATALOG_NAME, cluster.catalogProperties);
+    long started = System.nanoTime();
+    List<SparkSqlRunner.Result> results = SparkSqlRunner.run(dir.resolve("spark"), conf, List.of(
+        "SELECT kafka.partition AS partition, kafka.offset AS offset, unix_millis(kafka.timestamp) AS ts,"
+            + " kafka.timestamp_type AS timestamp_type, key, value, headers FROM " + from,
+        "SELECT kafka.offset AS offset FROM " + from + " WHERE kafka.partition = 0"),
+        Duration.ofMinutes(5));
+    System.out.printf("Spark read %s in %d ms%n", table.name(), (System.nanoTime() - started) / 1_000_000);
+
+    SparkSqlRunner.Result all = results.get(0).requireOk();
+    List<Rec> rows = new ArrayList<>();
+    all.rows().forEach(row -> rows.add(rec(row)));
+    rows.sort(Comparator.comparingInt(Rec::partition).thenComparingLong(Rec::offset));
+    assertSameRecords("Spark rows", rows, expected);
+    JsonNode fullScan = all.scanOf(table.name());
+    assertThat(fullScan.get("resultDataFiles").asLong()).as("data files of the full scan").isEqualTo(dataFiles);
+    assertThat(fullScan.get("resultDeleteFiles").asLong()).as("position deletes hide the aborted rows").isPositive();
+
+    SparkSqlRunner.Result filtered = results.get(1).requireOk();
+    assertThat(filtered.rows().stream().map(r -> r.get("offset").asLong()).sorted().toList())
+        .as("offsets Spark reads for kafka.partition = 0")
+        .isEqualTo(expected.stream().filter(r -> r.partition() == 0).map(Rec::offset).toList());
+    JsonNode prunedScan = filtered.scanOf(table.name());
+    assertThat(partition0Files).isPositive().isLessThan(dataFiles);
+    assertThat(prunedScan.get("resultDataFiles").asLong()).as("data files read for kafka.partition = 0")
+        .isEqualTo(partition0Files);
+    assertThat(prunedScan.get("skippedDataFiles").asLong()).as("data files pruned for kafka.partition = 0")
+        .isEqualTo(dataFiles - partition0Files);
+  }
+
+  /** A row of Spark's JSON: binary columns in base64, nulls kept. */
+  private static Rec rec(JsonNode row) {
+    List<Hdr> headers = new ArrayList<>();
+    for (JsonNode h : row.get("headers")) {
+      headers.add(new Hdr(h.get("key").asText(), base64(h.get("value"))));
+    }
+    TimestampType type = row.get("timestamp_type").asText().equals("LOG_APPEND_TIME")
+        ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+    return new Rec(row.get("partition").asInt(), row.get("offset").asLong(), row.get("ts").asLong(), type,
+        base64(row.get("key")), base64(row.get("value")), headers);
+  }
+
+  private static ByteBuffer base64(JsonNode value) {
+    return value == null || value.isNull() ? null : ByteBuffer.wrap(Base64.getDecoder().decode(value.asText()));
   }
 
   @SuppressWarnings("unchecked")
