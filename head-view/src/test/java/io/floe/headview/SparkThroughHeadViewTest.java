@@ -161,6 +161,7 @@ class SparkThroughHeadViewTest {
         .as("tiered files plus head files").isGreaterThan(PARTITIONS);
 
     for (SparkSqlRunner.Result write : results.subList(1, 3)) {
+      System.out.printf("Spark %s -> %s%n", write.sql(), write.error());
       assertThat(write.error()).as(write.sql()).isNotNull()
           .contains("read-only").contains("Write through the backing catalog 'floe'").doesNotContain(TOKEN)
           .doesNotContain(LocalS3.SECRET_KEY);
