@@ -29,6 +29,11 @@ class GroupCommitTest {
 
   /** A member adding one (metadata-only) data file to a partition, validating from the snapshot it planned on. */
   private static GroupCommit.Member member(Table table, String name, int partition, Long base, CountDownLatch hold) {
+    return member(table, name, partition, base, hold, new CountDownLatch(1));
+  }
+
+  private static GroupCommit.Member member(
+      Table table, String name, int partition, Long base, CountDownLatch hold, CountDownLatch entered) {
     GenericRecord row = GenericRecord.create(table.schema());
     GenericRecord kafka = GenericRecord.create(table.schema().findField(TopicTableLayout.KAFKA).type().asStructType());
     kafka.set(0, partition);
@@ -46,6 +51,7 @@ class GroupCommitTest {
     return new GroupCommit.Member() {
       @Override
       public void apply(RowDelta delta) {
+        entered.countDown();
         if (hold != null) {
           try {
             hold.await(1, TimeUnit.MINUTES);
@@ -76,9 +82,10 @@ class GroupCommitTest {
       GroupCommit groups = new GroupCommit();
       CountDownLatch hold = new CountDownLatch(1);
       // The first commit leads and is held inside its own staging while the others queue up behind it.
+      CountDownLatch leading = new CountDownLatch(1);
       CompletableFuture<Long> first =
-          CompletableFuture.supplyAsync(() -> groups.commit(table, member(table, "first", 0, null, hold)));
-      Thread.sleep(200); // let it take the lead; the assertions below do not depend on this timing
+          CompletableFuture.supplyAsync(() -> groups.commit(table, member(table, "first", 0, null, hold, leading)));
+      assertThat(leading.await(1, TimeUnit.MINUTES)).isTrue();
       Long base = null;
       List<CompletableFuture<Long>> queued = new ArrayList<>();
       for (String name : List.of("p1-a", "p1-b", "p2")) {
