@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableOptions;
 import io.floe.iceberg.TopicTables;
+import io.floe.testing.SparkSqlRunner;
 import io.floe.testing.TestCatalogs;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;

@@ -7,6 +7,7 @@ import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableOptions;
 import io.floe.iceberg.TopicTables;
 import io.floe.testing.LocalS3;
+import io.floe.testing.SparkSqlRunner;
 import io.floe.testing.TestCatalogs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

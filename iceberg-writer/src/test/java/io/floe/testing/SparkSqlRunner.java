@@ -1,4 +1,4 @@
-package io.floe.e2e;
+package io.floe.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,15 +19,15 @@ import java.util.concurrent.TimeUnit;
  * session, and returns each statement's rows and Iceberg scan reports. Spark starts in ~20 s: run one batch per
  * test class.
  */
-final class SparkSqlRunner {
-  static final List<String> ADD_OPENS = List.of("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io",
+public final class SparkSqlRunner {
+  public static final List<String> ADD_OPENS = List.of("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io",
       "java.net", "java.nio", "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "sun.nio.ch",
       "sun.nio.cs", "sun.security.action", "sun.util.calendar", "jdk.internal.misc", "jdk.internal.ref", "sun.nio.fs");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** One statement's outcome: rows (Dataset.toJSON objects), Iceberg scans it planned, or the error. */
-  record Result(String sql, List<JsonNode> rows, List<JsonNode> scans, String error) {
-    Result requireOk() {
+  public record Result(String sql, List<JsonNode> rows, List<JsonNode> scans, String error) {
+    public Result requireOk() {
       if (error != null) {
         throw new AssertionError("Spark failed on: " + sql + "\n  " + error);
       }
@@ -35,7 +35,7 @@ final class SparkSqlRunner {
     }
 
     /** The one Iceberg scan of {@code table} (a name ending so) this statement planned. */
-    JsonNode scanOf(String table) {
+    public JsonNode scanOf(String table) {
       List<JsonNode> of = scans.stream().filter(s -> s.get("table").asText().endsWith(table)).toList();
       if (of.size() != 1) {
         throw new AssertionError("expected one scan of " + table + " for: " + sql + ", got " + scans);
@@ -47,7 +47,7 @@ final class SparkSqlRunner {
   private SparkSqlRunner() {}
 
   /** The Spark settings of an Iceberg catalog named {@code name} with these Iceberg catalog properties. */
-  static Map<String, String> icebergCatalog(String name, Map<String, String> catalogProperties) {
+  public static Map<String, String> icebergCatalog(String name, Map<String, String> catalogProperties) {
     Map<String, String> conf = new java.util.TreeMap<>();
     conf.put("spark.sql.catalog." + name, "org.apache.iceberg.spark.SparkCatalog");
     conf.put("spark.sql.catalog." + name + ".cache-enabled", "false");
@@ -55,7 +55,7 @@ final class SparkSqlRunner {
     return conf;
   }
 
-  static List<Result> run(Path workDir, Map<String, String> sparkConf, List<String> statements, Duration timeout)
+  public static List<Result> run(Path workDir, Map<String, String> sparkConf, List<String> statements, Duration timeout)
       throws IOException, InterruptedException {
     Path sparkDir = Path.of(System.getProperty("floe.spark.dir", "../e2e-install/spark-sql/target"));
     Path classpathFile = sparkDir.resolve("spark-classpath.txt");
