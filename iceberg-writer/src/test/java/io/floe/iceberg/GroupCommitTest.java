@@ -88,14 +88,13 @@ class GroupCommitTest {
       assertThat(leading.await(1, TimeUnit.MINUTES)).isTrue();
       Long base = null;
       List<CompletableFuture<Long>> queued = new ArrayList<>();
+      // Queued one at a time so that the queue order (p1-a before p1-b) is the order the test asserts on.
       for (String name : List.of("p1-a", "p1-b", "p2")) {
         int partition = name.startsWith("p1") ? 1 : 2;
         Table own = f.tables.resolve("grouped", "id");
+        int before = groups.waiting(table);
         queued.add(CompletableFuture.supplyAsync(() -> groups.commit(own, member(own, name, partition, base, null))));
-      }
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-      while (groups.waiting(table) < 3 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
+        awaitWaiting(groups, table, before + 1);
       }
       assertThat(groups.waiting(table)).isEqualTo(3);
       int metadataBefore = metadataVersions(f.table("grouped", "id"));
@@ -118,6 +117,14 @@ class GroupCommitTest {
       // "first" committed alone; p1-a and p2 together in one catalog commit (one more metadata version, not two).
       assertThat(metadataVersions(after)).isEqualTo(metadataBefore + 2);
     }
+  }
+
+  private static void awaitWaiting(GroupCommit groups, Table table, int count) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (groups.waiting(table) < count && System.nanoTime() < deadline) {
+      Thread.sleep(5); // polls a condition; there is no event to wait on
+    }
+    assertThat(groups.waiting(table)).isEqualTo(count);
   }
 
   private static int metadataVersions(Table table) {
