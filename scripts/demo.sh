@@ -6,8 +6,11 @@
 #      remote.log.storage.manager.class.path, config = broker-config/server.properties with free ports)
 #   3. creates a tiered topic, produces 20,000 orders, prints tiering progress every second
 #   4. consumes the topic from offset 0 (the old segments now exist only in the Iceberg table)
-#   5. runs SQL over the table with Spark local + Iceberg (DEMO_SQL=0 skips it: Iceberg's generic reader instead)
-#   6. stops everything it started, on success, failure or Ctrl-C
+#   5. starts the head view (head-view/, a read-only Iceberg REST catalog), produces more orders and queries them
+#      through it at once: tiered files + the live Kafka head, every acknowledged record exactly once
+#   6. runs SQL over the table with Spark local + Iceberg, directly and through the head view (DEMO_SQL=0 skips
+#      Spark: Iceberg's generic reader instead)
+#   7. stops everything it started, on success, failure or Ctrl-C
 #
 # Environment: DEMO_DIR (default target/demo, wiped first), DEMO_SQL=0|1 (default 1), MVN.
 set -euo pipefail
@@ -48,7 +51,7 @@ cleanup() {
   if ((rc == 130)); then
     echo "demo interrupted; everything it started is stopped" >&2
   elif ((rc != 0)); then
-    echo "demo FAILED (exit $rc). Logs: $WORK/broker.log, $WORK/s3proxy.log" >&2
+    echo "demo FAILED (exit $rc). Logs: $WORK/broker.log, $WORK/s3proxy.log, $WORK/head-view.log" >&2
   fi
   exit "$rc"
 }
@@ -59,7 +62,7 @@ say "Building: the plugin folder (make dist), Kafka $KAFKA_VERSION and S3Proxy j
 make --no-print-directory dist MVN="$MVN"
 PROFILES=""
 [[ $DEMO_SQL == 1 ]] && PROFILES="-Pdemo-sql"
-$MVN -q -pl e2e-install/tests${PROFILES:+,e2e-install/spark-sql} -am $PROFILES -DskipTests package
+$MVN -q -pl e2e-install/tests,head-view${PROFILES:+,e2e-install/spark-sql} -am $PROFILES -DskipTests package
 VERSION=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' pom.xml | head -1)
 PLUGIN_DIR=$ROOT/dist/floe-$VERSION
 DEMO_CP="$TESTS/target/classes:$(cat "$TESTS/target/demo-classpath.txt")"
@@ -100,6 +103,13 @@ echo "  broker log: $WORK/broker.log"
 step demo run "$WORK" "$BROKER_PID"
 TABLE=$(sed -n 's/^table=//p' "$WORK/demo-result.properties")
 
+HEAD_VIEW_URI=http://127.0.0.1:$HEAD_VIEW_PORT
+say "Starting the head view on $HEAD_VIEW_URI (config $WORK/head-view.properties)"
+"$JAVA" -Xmx512m -cp "$(ls "$ROOT"/head-view/target/floe-head-view-*.jar | head -1):$(cat "$ROOT/head-view/target/classpath.txt")" \
+  io.floe.headview.HeadViewServer --config "$WORK/head-view.properties" >"$WORK/head-view.log" 2>&1 &
+PIDS+=($!)
+step demo fresh "$WORK"
+
 SQL_HOW="Iceberg generic reader (DEMO_SQL=0)"
 if [[ $DEMO_SQL == 1 ]]; then
   say "SQL over the Iceberg table with Spark 4.1 local + Iceberg 1.12 (same JDBC catalog, catalog name 'floe')"
@@ -112,7 +122,7 @@ if [[ $DEMO_SQL == 1 ]]; then
   # shellcheck disable=SC2086
   if step "$JAVA" -Xmx1g $OPENS \
       -cp "$SPARK/target/classes:$(cat "$SPARK/target/spark-classpath.txt")" \
-      io.floe.demo.sql.SparkSql "$WORK/server.properties" "$TABLE" 2> "$WORK/spark.log"; then
+      io.floe.demo.sql.SparkSql "$WORK/server.properties" "$TABLE" "$HEAD_VIEW_URI" 2> "$WORK/spark.log"; then
     SQL_HOW="Spark SQL"
   else
     echo "Spark failed (see $WORK/spark.log); reading the table with Iceberg's generic reader instead" >&2
@@ -136,6 +146,7 @@ cat <<EOF
   Kafka $KAFKA_VERSION broker + Floe $VERSION ($(ls "$PLUGIN_DIR"/*.jar | wc -l) jars in $PLUGIN_DIR)
   topic 'orders': $records records produced; tiering took ${tiering_seconds}s
   consumed from offset 0: $records records, $tiered served from the Iceberg tier, $local from the local log
+  head view: $fresh records produced after tiering were in a query $fresh_visible_after_ms ms after their acks
   Iceberg table floe.kafka.$table (JDBC catalog $WORK/catalog.db, data in $WORK/s3/floe), queried with $SQL_HOW
   demo total: $((SECONDS - START)) s
 EOF

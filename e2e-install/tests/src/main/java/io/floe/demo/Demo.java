@@ -45,11 +45,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   Demo setup WORKDIR SHIPPED_SERVER_PROPERTIES PLUGIN_DIR   write configs, print shell variables (ports)
  *   Demo run WORKDIR BROKER_PID                               topic, produce, watch tiering, consume
  *   Demo scan WORKDIR                                         read the table with Iceberg's generic reader
+ *   Demo fresh WORKDIR                                        produce more, query them at once through the head view
  * </pre>
  */
 public final class Demo {
   static final String TOPIC = "orders";
   static final int RECORDS = 20_000;
+  /** Orders produced after tiering, to be seen at once through the head view. */
+  static final int FRESH = 1_000;
   static final int SEGMENT_BYTES = 1024 * 1024;
   private static final String[] CUSTOMERS = {"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"};
   private static final String[] ITEMS = {"anchor", "rope", "sail", "compass", "lantern", "oar", "buoy", "chart"};
@@ -64,6 +67,7 @@ public final class Demo {
       case "setup" -> setup(Path.of(args[1]), Path.of(args[2]), Path.of(args[3]));
       case "run" -> run(Path.of(args[1]), Long.parseLong(args[2]));
       case "scan" -> scan(Path.of(args[1]));
+      case "fresh" -> fresh(Path.of(args[1]));
       default -> throw new IllegalArgumentException("unknown step " + args[0]);
     }
   }
@@ -78,7 +82,10 @@ public final class Demo {
     Map<String, String> extra = new HashMap<>(LocalStack.fastTiering());
     LocalStack.writeBrokerConfig(shipped, work, broker, controller, s3, pluginDir, extra);
     List<String> brokerJvm = LocalStack.brokerJvmArgs(work);
+    int headView = ChildJvm.freePort();
+    writeHeadViewConfig(work, headView);
     System.out.println("S3_PORT=" + s3);
+    System.out.println("HEAD_VIEW_PORT=" + headView);
     System.out.println("BROKER_PORT=" + broker);
     System.out.println("CONTROLLER_PORT=" + controller);
     System.out.println("S3PROXY_JVM='" + String.join(" ", LocalStack.s3ProxyJvmArgs(work)) + "'");
@@ -158,6 +165,109 @@ public final class Demo {
       Files.writeString(work.resolve("demo-result.properties"),
           "table=" + tableName + "\nrecords=" + RECORDS + "\ntiered=" + counts[1] + "\nlocal=" + (counts[0] - counts[1]) + "\n"
               + "tiering.seconds=" + tieringSeconds + "\n");
+    }
+  }
+
+  /**
+   * The head view's config: the plugin's catalog (rsm.config.iceberg.* as iceberg.*), the broker as Kafka, a port on
+   * 127.0.0.1. Readers bring their own S3 settings, so no secret is handed out through /v1/config.
+   */
+  static void writeHeadViewConfig(Path work, int port) throws IOException {
+    Path server = work.resolve("server.properties");
+    Properties broker = load(server);
+    StringBuilder out = new StringBuilder("# written by make demo: the head view in front of the demo's catalog\n");
+    out.append("listen.host=127.0.0.1\nlisten.port=").append(port).append('\n');
+    out.append("catalog.name=").append(LocalStack.rsmConfig(server, "catalog.name", "floe")).append('\n');
+    new java.util.TreeMap<>(LocalStack.catalogProperties(server))
+        .forEach((k, v) -> out.append("iceberg.").append(k).append('=').append(v).append('\n'));
+    out.append("kafka.bootstrap.servers=")
+        .append(broker.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "")).append('\n');
+    Files.writeString(work.resolve("head-view.properties"), out.toString());
+  }
+
+  /**
+   * Read-your-writes through the head view: produces {@link #FRESH} more orders (not tiered yet: they sit in the
+   * active segment), then, as soon as the producer has their acks, loads the table through the head view with
+   * Iceberg's REST catalog client and reads it with Iceberg's generic reader. Every acknowledged record must be there.
+   */
+  static void fresh(Path work) throws Exception {
+    Properties server = load(work.resolve("server.properties"));
+    String bootstrap = server.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "");
+    Properties headView = load(work.resolve("head-view.properties"));
+    String uri = "http://127.0.0.1:" + headView.getProperty("listen.port");
+    Map<String, String> clientProps = new HashMap<>(LocalStack.catalogProperties(work.resolve("server.properties")));
+    clientProps.keySet().removeIf(k -> k.equals("type") || k.equals("uri") || k.startsWith("jdbc."));
+    clientProps.put("uri", uri);
+    try (org.apache.iceberg.rest.RESTCatalog catalog = new org.apache.iceberg.rest.RESTCatalog()) {
+      awaitHeadView(catalog, clientProps);
+      Namespace ns = Namespace.of(server.getProperty("rsm.config.table.namespace", "kafka").split("\\."));
+      long coldStart = System.nanoTime();
+      catalog.loadTable(TableIdentifier.of(ns, TOPIC));
+      System.out.printf(Locale.ROOT, "  first query through the head view (connections to Kafka and S3 opened): %d ms%n",
+          (System.nanoTime() - coldStart) / 1_000_000);
+      step("Producing " + FRESH + " more orders, then querying through the head view (" + uri + ") right away");
+      long acked = produceFresh(bootstrap);
+      long ackedAt = System.nanoTime();
+      Table table = catalog.loadTable(TableIdentifier.of(ns, TOPIC));
+      long loadedMs = (System.nanoTime() - ackedAt) / 1_000_000;
+      long rows = 0;
+      java.util.BitSet seen = new java.util.BitSet(RECORDS + FRESH);
+      try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+        for (Record r : records) {
+          rows++;
+          long offset = (Long) ((Record) r.getField("kafka")).getField("offset");
+          if (offset < RECORDS + FRESH && order((int) offset).equals(utf8((ByteBuffer) r.getField("value")))) {
+            seen.set((int) offset);
+          }
+        }
+      }
+      Map<String, String> summary = table.currentSnapshot().summary();
+      long fromHead = "true".equals(summary.get("floe.head")) ? Long.parseLong(summary.get("added-records")) : 0;
+      System.out.printf(Locale.ROOT,
+          "  %d records acknowledged; loadTable through the head view returned %d ms later%n"
+              + "  the view: %d rows = %d from tiered Parquet files + %d from the live Kafka head (%s)%n"
+              + "  offsets 0..%d each exactly once: %s; all %d fresh records visible: %s%n",
+          acked, loadedMs, rows, rows - fromHead, fromHead, summary.getOrDefault("floe.head-offsets", "no head"),
+          RECORDS + FRESH - 1, rows == RECORDS + FRESH && seen.cardinality() == RECORDS + FRESH,
+          FRESH, seen.nextClearBit(RECORDS) >= RECORDS + FRESH);
+      if (rows != RECORDS + FRESH || seen.cardinality() != RECORDS + FRESH) {
+        throw new IllegalStateException("the head view did not return every acknowledged record exactly once");
+      }
+      Files.writeString(work.resolve("demo-result.properties"),
+          "fresh=" + FRESH + "\nfresh.visible.after.ms=" + loadedMs + "\n", java.nio.file.StandardOpenOption.APPEND);
+    }
+  }
+
+  private static void awaitHeadView(org.apache.iceberg.rest.RESTCatalog catalog, Map<String, String> props)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        catalog.initialize("headview", props);
+        return;
+      } catch (RuntimeException notYet) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the head view did not answer within 60 s: see head-view.log", notYet);
+        }
+        Thread.sleep(250);
+      }
+    }
+  }
+
+  private static long produceFresh(String bootstrap) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new java.util.ArrayList<>();
+      for (int i = RECORDS; i < RECORDS + FRESH; i++) {
+        acks.add(producer.send(new ProducerRecord<>(TOPIC, 0, "order-" + i, order(i))));
+      }
+      for (var ack : acks) {
+        ack.get(30, TimeUnit.SECONDS);
+      }
+      return acks.size();
     }
   }
 

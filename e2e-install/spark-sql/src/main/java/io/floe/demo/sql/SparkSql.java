@@ -12,7 +12,10 @@ import org.apache.spark.sql.SparkSession;
  * catalog properties are the broker's rsm.config.iceberg.* keys and the Spark catalog is named like the plugin's
  * (rsm.config.catalog.name): JDBC catalogs key their rows by that name.
  *
- * <pre>SparkSql SERVER_PROPERTIES TOPIC_TABLE</pre>
+ * <p>With a head view URI, a second catalog {@code headview} (Iceberg's REST catalog client) reads the same table
+ * through the head view: tiered files plus the records not tiered yet.
+ *
+ * <pre>SparkSql SERVER_PROPERTIES TOPIC_TABLE [HEAD_VIEW_URI]</pre>
  */
 public final class SparkSql {
   private SparkSql() {}
@@ -39,6 +42,20 @@ public final class SparkSql {
             server.getProperty(key));
       }
     }
+    String headView = args.length > 2 ? args[2] : null;
+    if (headView != null) {
+      b.config("spark.sql.catalog.headview", "org.apache.iceberg.spark.SparkCatalog")
+          .config("spark.sql.catalog.headview.type", "rest")
+          .config("spark.sql.catalog.headview.uri", headView)
+          // Spark caches loaded tables by default: a later query in the session would miss the newer head.
+          .config("spark.sql.catalog.headview.cache-enabled", "false");
+      for (String key : server.stringPropertyNames()) {
+        String k = key.startsWith("rsm.config.iceberg.") ? key.substring("rsm.config.iceberg.".length()) : null;
+        if (k != null && !k.equals("type") && !k.equals("uri") && !k.equals("warehouse") && !k.startsWith("jdbc.")) {
+          b.config("spark.sql.catalog.headview." + k, server.getProperty(key)); // the reader's own FileIO settings
+        }
+      }
+    }
     try (SparkSession spark = b.getOrCreate()) {
       spark.sparkContext().setLogLevel("ERROR");
       run(spark, "SELECT kafka.partition, count(*) AS records, min(kafka.offset) AS first_offset,\n"
@@ -51,6 +68,12 @@ public final class SparkSql {
           + "FROM " + table + " ORDER BY kafka.offset LIMIT 3");
       run(spark, "SELECT snapshot_id, operation, summary['added-records'] AS added_records\n"
           + "FROM " + table + ".snapshots ORDER BY committed_at");
+      if (headView != null) {
+        String viewTable = "headview." + namespace + "." + args[1];
+        run(spark, "SELECT 'tiered only: " + table + "' AS source, count(*) AS records, max(kafka.offset) AS last_offset\n"
+            + "FROM " + table + "\nUNION ALL\n"
+            + "SELECT 'head view: " + viewTable + "', count(*), max(kafka.offset) FROM " + viewTable);
+      }
     }
   }
 
