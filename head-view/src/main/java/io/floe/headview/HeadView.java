@@ -2,6 +2,8 @@ package io.floe.headview;
 
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableLayout;
+import io.floe.iceberg.TopicTableOptions;
+import io.floe.iceberg.TopicTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -32,11 +34,13 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FanoutDataWriter;
@@ -71,6 +75,7 @@ final class HeadView implements AutoCloseable {
   static final String SUMMARY_HEAD_OFFSETS = "floe.head-offsets";
 
   private final Catalog catalog;
+  private final TopicTables topicTables;
   private final KafkaHead kafka;
   private final HeadViewConfig config;
   private final Map<TableIdentifier, Entry> entries = new ConcurrentHashMap<>();
@@ -79,6 +84,8 @@ final class HeadView implements AutoCloseable {
 
   HeadView(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
     this.catalog = catalog;
+    this.topicTables = new TopicTables(
+        catalog, TopicTableOptions.builder().namespace(Namespace.of(config.tableNamespace().split("\\."))).build());
     this.kafka = kafka;
     this.config = config;
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -91,7 +98,12 @@ final class HeadView implements AutoCloseable {
   }
 
   LoadTableResponse loadTable(TableIdentifier id) {
-    Table table = catalog.loadTable(id);
+    Table table;
+    try {
+      table = catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      table = untieredTopicTable(id, e);
+    }
     if (table instanceof org.apache.iceberg.BaseMetadataTable) {
       // REST clients load a metadata table (t.snapshots, t.files...) by loading t itself.
       throw new org.apache.iceberg.exceptions.NoSuchTableException("Table does not exist: %s", id);
@@ -110,6 +122,41 @@ final class HeadView implements AutoCloseable {
       view = entry.load(table, base, topic);
     }
     return LoadTableResponse.builder().withTableMetadata(view).build();
+  }
+
+  /**
+   * A tiered topic whose first segment is not tiered yet has no table: it is served as the table the plugin will
+   * create for it (staged, never committed), so its whole head is visible from the first record on.
+   */
+  private Table untieredTopicTable(TableIdentifier id, NoSuchTableException notFound) {
+    if (!id.namespace().equals(topicTables.namespace())) {
+      throw notFound;
+    }
+    try {
+      List<String> topics = kafka.tieredTopics(topic -> TopicTables.baseTableName(topic).equals(id.name()));
+      if (topics.size() != 1) {
+        if (topics.size() > 1) {
+          LOG.debug("Tiered topics {} all map to table {}: none is served before it has a table", topics, id);
+        }
+        throw notFound;
+      }
+      KafkaHead.TopicInfo info = kafka.describe(topics.get(0));
+      Table staged = info == null ? null : topicTables.staged(topics.get(0), info.topicId());
+      if (staged == null) {
+        throw notFound;
+      }
+      return staged;
+    } catch (KafkaHead.KafkaUnavailableException e) {
+      if (config.onKafkaError() == HeadViewConfig.OnKafkaError.COMMITTED) {
+        throw notFound;
+      }
+      throw new ServiceUnavailableException(
+          "Kafka is unavailable, so whether table %s is a tiered topic not tiered yet cannot be told: %s",
+          id, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServiceUnavailableException("Interrupted while looking up the topic of %s", id);
+    }
   }
 
   /** One cached head: what it was built on and for, and the files it wrote. */

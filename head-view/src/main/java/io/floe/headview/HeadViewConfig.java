@@ -19,6 +19,7 @@ public final class HeadViewConfig {
   public static final String LISTEN_PORT = "listen.port";
   public static final String AUTH_TOKEN = "auth.token";
   public static final String CATALOG_NAME = "catalog.name";
+  public static final String TABLE_NAMESPACE = "table.namespace";
   public static final String SERVER_THREADS = "server.threads";
   public static final String SCRATCH_LOCATION = "head.scratch-location";
   public static final String CACHE_TTL_MS = "head.cache-ttl-ms";
@@ -36,6 +37,7 @@ public final class HeadViewConfig {
   private final int listenPort;
   private final String authToken;
   private final String catalogName;
+  private final String tableNamespace;
   private final int serverThreads;
   private final String scratchLocation;
   private final long cacheTtlMs;
@@ -52,6 +54,11 @@ public final class HeadViewConfig {
     String token = props.get(AUTH_TOKEN);
     this.authToken = token == null || token.isBlank() ? null : token.trim();
     this.catalogName = props.getOrDefault(CATALOG_NAME, "floe");
+    this.tableNamespace = props.getOrDefault(TABLE_NAMESPACE, "kafka").trim();
+    if (tableNamespace.isEmpty() || java.util.Arrays.stream(tableNamespace.split("\\.", -1)).anyMatch(String::isEmpty)) {
+      throw new IllegalArgumentException(
+          TABLE_NAMESPACE + " is '" + tableNamespace + "': expected non-empty names separated by dots, as the plugin's");
+    }
     this.serverThreads = intValue(props, SERVER_THREADS, 8, 1, 1024);
     String scratch = props.get(SCRATCH_LOCATION);
     this.scratchLocation = scratch == null || scratch.isBlank() ? null : stripSlash(scratch.trim());
@@ -136,6 +143,8 @@ public final class HeadViewConfig {
   /** Null when no token is required. */
   public String authToken() { return authToken; }
   public String catalogName() { return catalogName; }
+  /** The plugin's rsm.config.table.namespace: where tables of topics not tiered yet are served. */
+  public String tableNamespace() { return tableNamespace; }
   public int serverThreads() { return serverThreads; }
   /** Null: head files go under each table's location, in {@code floe-head/}. */
   public String scratchLocation() { return scratchLocation; }

@@ -14,11 +14,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -76,6 +80,39 @@ final class KafkaHead implements AutoCloseable {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new KafkaUnavailableException(
           "Kafka did not answer within " + timeout.toMillis() + " ms (describe topic " + topic + ")", e);
+    }
+  }
+
+  /** The topics with {@code remote.storage.enable=true} among those {@code names} accepts. */
+  List<String> tieredTopics(java.util.function.Predicate<String> names) throws InterruptedException {
+    try {
+      List<String> candidates = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS).stream()
+          .filter(names)
+          .sorted()
+          .toList();
+      if (candidates.isEmpty()) {
+        return List.of();
+      }
+      List<ConfigResource> resources =
+          candidates.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+      Map<ConfigResource, Config> configs =
+          admin.describeConfigs(resources).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      List<String> tiered = new ArrayList<>();
+      configs.forEach((resource, config) -> {
+        ConfigEntry entry = config.get(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG);
+        if (entry != null && "true".equalsIgnoreCase(entry.value())) {
+          tiered.add(resource.name());
+        }
+      });
+      return tiered;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return List.of(); // deleted between the two calls
+      }
+      throw new KafkaUnavailableException("Could not list the tiered topics: " + e.getCause(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new KafkaUnavailableException(
+          "Kafka did not answer within " + timeout.toMillis() + " ms (list tiered topics)", e);
     }
   }
 

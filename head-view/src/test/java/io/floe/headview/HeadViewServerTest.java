@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
@@ -38,6 +39,7 @@ import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FanoutDataWriter;
@@ -89,6 +91,18 @@ class HeadViewServerTest {
             "transaction.state.log.min.isr", "1",
             "transaction.state.log.num.partitions", "1",
             "group.initial.rebalance.delay.ms", "0")
+        .forEach(builder::setConfigProp);
+    // Tiered storage on, so that topics can be created with remote.storage.enable=true (the head view serves a
+    // tiered topic before its first segment is tiered). Kafka's own test RSM stands in for the plugin; nothing
+    // here rolls a segment, so it never receives a copy.
+    Map.of(
+            "remote.log.storage.system.enable", "true",
+            "remote.log.storage.manager.class.name", "org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
+            "remote.log.storage.manager.impl.prefix", "rsm.config.",
+            "rsm.config.dir", dir.resolve("kafka-remote").toString(),
+            "remote.log.metadata.manager.listener.name", "EXTERNAL",
+            "rlmm.config.remote.log.metadata.topic.replication.factor", "1",
+            "rlmm.config.remote.log.metadata.topic.num.partitions", "1")
         .forEach(builder::setConfigProp);
     kafka = builder.build();
     kafka.format();
@@ -202,6 +216,41 @@ class HeadViewServerTest {
     }
     real.refresh();
     assertThat(real.currentSnapshot()).isNull();
+  }
+
+  @Test
+  void aTieredTopicWithoutTableYetIsServedFromItsFirstRecord() throws Exception {
+    String topic = "Fresh-Events";
+    admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1).configs(Map.of("remote.storage.enable", "true"))))
+        .all().get();
+    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(topic));
+
+    // Nothing produced, nothing tiered: the table the plugin will create, empty.
+    Table empty = client.loadTable(id);
+    assertThat(empty.currentSnapshot()).isNull();
+    assertThat(empty.properties()).containsEntry("kafka.topic", topic);
+
+    produce(topic, 2, 0, 40);
+    assertRows(read(client.loadTable(id)), 2, 40);
+    assertThat(catalog.tableExists(id)).as("the view creates nothing in the real catalog").isFalse();
+
+    // A topic without tiered storage never gets a table, so the view shows none either.
+    createTopic("plain-topic", 1);
+    produce("plain-topic", 1, 0, 5);
+    assertThatThrownBy(() -> client.loadTable(TableIdentifier.of("kafka", "plain_topic")))
+        .isInstanceOf(NoSuchTableException.class);
+
+    // The plugin creates the table with its first segment: the view continues from that snapshot's boundary.
+    Table real = topicTables.resolve(topic, topicId(topic));
+    assertThat(empty.schema().asStruct()).as("the staged table is the one created").isEqualTo(real.schema().asStruct());
+    assertThat(empty.spec().fields()).isEqualTo(real.spec().fields());
+    commitTiered(real, topic, 0, 0, 25);
+    produce(topic, 2, 40, 10);
+    Table after = client.loadTable(id);
+    assertRows(read(after), 2, 50);
+    real.refresh();
+    assertThat(after.currentSnapshot().parentId()).isEqualTo(real.currentSnapshot().snapshotId());
+    assertThat(after.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-49,1:0-49");
   }
 
   @Test
@@ -496,7 +545,23 @@ class HeadViewServerTest {
 
   private static String createTopic(String topic, int partitions) throws Exception {
     admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-    return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId().toString();
+    return topicId(topic);
+  }
+
+  /** The topic's id, once the broker knows the topic (its metadata may lag the controller's create). */
+  private static String topicId(String topic) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId().toString();
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(50); // polls the broker's metadata; there is no event to wait on
+      }
+    }
   }
 
   private static String key(int p, long i) {

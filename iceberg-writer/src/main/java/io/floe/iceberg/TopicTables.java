@@ -38,6 +38,10 @@ public final class TopicTables {
     return catalog;
   }
 
+  public org.apache.iceberg.catalog.Namespace namespace() {
+    return options.namespace();
+  }
+
   public static String baseTableName(String topic) {
     String name = topic.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
     return Character.isDigit(name.charAt(0)) ? "t_" + name : name;
@@ -95,21 +99,37 @@ public final class TopicTables {
         && topicId.equals(props.get(TopicTableLayout.PROP_TOPIC_ID));
   }
 
+  /**
+   * The table {@link #resolve} would create for a topic that has none yet, under the topic's base name, staged in a
+   * create transaction that is never committed: nothing is written to the catalog or the warehouse. Null when a
+   * table of that name exists already.
+   */
+  public Table staged(String topic, String topicId) {
+    TableIdentifier id = TableIdentifier.of(options.namespace(), baseTableName(topic));
+    try {
+      return newTable(id, topic, topicId).createTransaction().table();
+    } catch (AlreadyExistsException e) {
+      return null;
+    }
+  }
+
+  private Catalog.TableBuilder newTable(TableIdentifier id, String topic, String topicId) {
+    Map<String, String> props = new HashMap<>(options.tableProperties());
+    props.put(TopicTableLayout.PROP_TOPIC, topic);
+    props.put(TopicTableLayout.PROP_TOPIC_ID, topicId);
+    return catalog
+        .buildTable(id, TopicTableLayout.SCHEMA)
+        .withPartitionSpec(TopicTableLayout.partitionSpec(options.timeTransform()))
+        .withSortOrder(TopicTableLayout.sortOrder())
+        .withProperties(props);
+  }
+
   private Table loadOrCreate(TableIdentifier id, String topic, String topicId) {
     try {
       return catalog.loadTable(id);
     } catch (NoSuchTableException e) {
-      Map<String, String> props = new HashMap<>(options.tableProperties());
-      props.put(TopicTableLayout.PROP_TOPIC, topic);
-      props.put(TopicTableLayout.PROP_TOPIC_ID, topicId);
       try {
-        Table created =
-            catalog
-                .buildTable(id, TopicTableLayout.SCHEMA)
-                .withPartitionSpec(TopicTableLayout.partitionSpec(options.timeTransform()))
-                .withSortOrder(TopicTableLayout.sortOrder())
-                .withProperties(props)
-                .create();
+        Table created = newTable(id, topic, topicId).create();
         LOG.info("Created table {} for topic {} (id {})", id, topic, topicId);
         return created;
       } catch (AlreadyExistsException raced) {
