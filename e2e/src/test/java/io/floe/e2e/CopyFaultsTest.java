@@ -1,0 +1,141 @@
+package io.floe.e2e;
+
+import static io.floe.e2e.TieredTopic.AWAIT;
+import static io.floe.e2e.TieredTopic.floeMetric;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.floe.testing.LocalS3;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults while the broker copies segments: the object store failing (HTTP 503, then connections reset, through a
+ * {@link FaultyProxy} between the plugin's S3FileIO and S3Proxy) and the catalog failing (another connection holds
+ * an exclusive lock on the SQLite catalog). While the fault lasts, copies fail (CopyErrors rises), Kafka tiers
+ * nothing and the table shows nothing of the failed copies; once the fault is gone the broker retries, and the table
+ * holds every record exactly once, each segment in one snapshot.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CopyFaultsTest {
+  @TempDir static Path dir;
+
+  private FaultyProxy proxy;
+  private FloeCluster cluster;
+  private Admin admin;
+  private Map<String, String> direct;
+
+  @BeforeAll
+  void start() throws Exception {
+    direct = FloeCluster.s3CatalogProperties(dir);
+    proxy = new FaultyProxy(LocalS3.get().endpoint());
+    Map<String, String> broker = new HashMap<>(direct);
+    broker.put("s3.endpoint", proxy.endpoint().toString());
+    // Fail a copy within seconds instead of after Iceberg's default S3 retries (5, 2 to 20 s apart).
+    broker.put("s3.retry.num-retries", "1");
+    broker.put("s3.retry.min-wait-ms", "100");
+    broker.put("s3.retry.max-wait-ms", "500");
+    cluster = FloeCluster.start(broker, Map.of());
+    admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (admin != null) {
+      admin.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (proxy != null) {
+      proxy.close();
+    }
+  }
+
+  @Test
+  void objectStoreFailuresFailTheCopyUntilTheStoreIsBack() throws Exception {
+    TieredTopic topic = TieredTopic.create(cluster, admin, "faults.store");
+    topic.awaitTieredThrough(topic.produceAndRoll(120));
+
+    try (JdbcCatalog catalog = FloeCluster.catalog(direct)) {
+      Table table = topic.table(catalog);
+      proxy.mode(FaultyProxy.Mode.HTTP_503);
+      long errors = floeMetric("CopyErrors");
+      long lastProduced = topic.produceAndRoll(120);
+      awaitCopyErrorAfter(errors);
+
+      // A copy that was already committing when the fault began may have landed: the state is taken from here.
+      long tiered = topic.latestTiered();
+      long snapshot = snapshotId(table);
+      long faulted = proxy.faulted();
+      proxy.mode(FaultyProxy.Mode.RESET);
+      awaitCopyErrorAfter(floeMetric("CopyErrors"));
+      assertThat(proxy.faulted()).as("requests the proxy failed").isGreaterThan(faulted);
+      assertThat(topic.latestTiered()).as("Kafka tiered nothing while the store failed").isEqualTo(tiered);
+      assertThat(snapshotId(table)).as("no snapshot while the store failed").isEqualTo(snapshot);
+      assertThat(tiered).isLessThan(lastProduced);
+
+      proxy.mode(FaultyProxy.Mode.PASS);
+      topic.awaitTieredThrough(lastProduced);
+      topic.assertTableHoldsEachRecordOnce(table, lastProduced);
+    }
+    System.out.printf("object store faults: %d copy errors, %d requests failed by the proxy%n",
+        floeMetric("CopyErrors"), proxy.faulted());
+  }
+
+  @Test
+  void aLockedCatalogFailsTheCopyUntilItIsReleased() throws Exception {
+    TieredTopic topic = TieredTopic.create(cluster, admin, "faults.catalog");
+    topic.awaitTieredThrough(topic.produceAndRoll(120));
+
+    long lastProduced;
+    long snapshotBefore;
+    try (JdbcCatalog catalog = FloeCluster.catalog(direct)) {
+      snapshotBefore = snapshotId(topic.table(catalog));
+    }
+    String url = direct.get("uri");
+    try (Connection lock = DriverManager.getConnection(url); Statement statement = lock.createStatement()) {
+      statement.execute("BEGIN EXCLUSIVE");
+      long errors = floeMetric("CopyErrors");
+      long tiered = topic.latestTiered();
+      lastProduced = topic.produceAndRoll(120);
+      awaitCopyErrorAfter(errors);
+      awaitCopyErrorAfter(floeMetric("CopyErrors")); // a retry fails too
+      assertThat(topic.latestTiered()).as("Kafka tiered nothing while the catalog was locked").isEqualTo(tiered);
+      statement.execute("ROLLBACK");
+    }
+
+    topic.awaitTieredThrough(lastProduced);
+    try (JdbcCatalog catalog = FloeCluster.catalog(direct)) {
+      Table table = topic.table(catalog);
+      List<TieredTopic.CopySnapshot> copies = TieredTopic.copySnapshots(table);
+      assertThat(copies.stream().map(TieredTopic.CopySnapshot::snapshotId))
+          .as("the snapshot from before the lock is still in the history").contains(snapshotBefore);
+      topic.assertTableHoldsEachRecordOnce(table, lastProduced);
+    }
+  }
+
+  private static void awaitCopyErrorAfter(long errors) {
+    await("a copy fails").atMost(AWAIT).pollInterval(Duration.ofMillis(100))
+        .until(() -> floeMetric("CopyErrors") > errors);
+  }
+
+  private static long snapshotId(Table table) {
+    table.refresh();
+    return table.currentSnapshot().snapshotId();
+  }
+}
