@@ -35,9 +35,10 @@ class BrokerRestartTest {
         topic = TieredTopic.create(cluster, admin, "restart.events");
         topic.topicId();
         before = topic.produceAndRoll(250);
-        topic.awaitTieredThrough(before);
+        // Restart with no copy in flight: one cut short (after its commit, before Kafka recorded it) is copied
+        // again after the restart by design, replacing the first copy's files.
+        tiered = topic.awaitAllTiered();
         topic.awaitLocalLogStartPast(before);
-        tiered = topic.latestTiered();
         copiesBefore = TieredTopic.copySnapshots(topic.table(catalog));
         served = topic.consume(0, tiered);
       }
@@ -47,6 +48,7 @@ class BrokerRestartTest {
 
       try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
         TieredTopic after = topic.withAdmin(admin);
+        long errors = floeMetric("CopyErrors");
         // The restarted broker reads the remote log metadata topic again before it knows what is tiered.
         after.awaitTieredThrough(tiered);
         assertThat(after.offset(OffsetSpec.earliestLocal())).as("local log start after the restart")
@@ -56,13 +58,13 @@ class BrokerRestartTest {
         assertThat(floeMetric("FetchCount")).as("served by the restarted plugin").isGreaterThan(fetches);
 
         long more = after.produceAndRoll(120);
-        after.awaitTieredThrough(more);
+        assertThat(after.awaitAllTiered()).isGreaterThanOrEqualTo(more);
         Table table = after.table(catalog);
         List<TieredTopic.CopySnapshot> copiesAfter = TieredTopic.copySnapshots(table);
         assertThat(copiesAfter.subList(0, copiesBefore.size()))
             .as("snapshots from before the restart, unchanged").isEqualTo(copiesBefore);
-        after.assertTableHoldsEachRecordOnce(table, more);
-        assertThat(floeMetric("CopyErrors")).isZero();
+        after.assertTableHoldsEachRecordOnce(table, more, true);
+        assertThat(floeMetric("CopyErrors")).isEqualTo(errors);
       }
     }
   }

@@ -10,7 +10,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,12 +36,15 @@ final class FaultyProxy implements AutoCloseable {
   private final InetSocketAddress upstream;
   private final ServerSocket server;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private final AtomicLong faulted = new AtomicLong();
+  private final Map<Mode, AtomicLong> faulted = new EnumMap<>(Mode.class);
   private volatile Mode mode = Mode.PASS;
 
   FaultyProxy(URI upstream) throws IOException {
     this.upstream = new InetSocketAddress(upstream.getHost(), upstream.getPort());
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    for (Mode m : Mode.values()) {
+      faulted.put(m, new AtomicLong());
+    }
     Thread acceptor = new Thread(this::acceptLoop, "faulty-proxy-accept");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -58,9 +63,9 @@ final class FaultyProxy implements AutoCloseable {
     }
   }
 
-  /** Writes reset or answered 503 so far. */
-  long faulted() {
-    return faulted.get();
+  /** Writes failed so far in {@code failing} mode. */
+  long faulted(Mode failing) {
+    return faulted.get(failing).get();
   }
 
   private void acceptLoop() {
@@ -90,7 +95,7 @@ final class FaultyProxy implements AutoCloseable {
       } else if (head.startsWith("GET ") || head.startsWith("HEAD ")) {
         pipe(client, closingConnection(head).getBytes(StandardCharsets.US_ASCII));
       } else if (now == Mode.RESET) {
-        faulted.incrementAndGet();
+        faulted.get(now).incrementAndGet();
         client.setSoLinger(true, 0); // close with RST
         client.close();
       } else {
@@ -120,7 +125,7 @@ final class FaultyProxy implements AutoCloseable {
         long length = contentLength(lower);
         in.skipNBytes(Math.min(length, 64L * 1024 * 1024));
       }
-      faulted.incrementAndGet();
+      faulted.get(Mode.HTTP_503).incrementAndGet();
       OutputStream out = client.getOutputStream();
       out.write(("HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: " + SLOW_DOWN.length
           + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));

@@ -37,7 +37,7 @@ class KeepRetentionTest {
       topic.awaitTieredThrough(produced);
       long tiered = topic.latestTiered();
       Table table = topic.table(catalog);
-      topic.assertTableHoldsEachRecordOnce(table, produced);
+      topic.assertTableHoldsEachRecordOnce(table, produced, true);
       List<TieredTopic.Row> rows = TieredTopic.rows(table);
       long deletes = floeMetric("DeleteCount");
 

@@ -49,7 +49,7 @@ final class TieredTopic {
   record Row(long offset, ByteBuffer key, ByteBuffer value) {}
 
   /** A copy snapshot of the table: the segment's offsets and segment id, from its summary. */
-  record CopySnapshot(long snapshotId, long start, long end, String segmentId, long addedRecords) {}
+  record CopySnapshot(long snapshotId, long start, long end, String segmentId, long addedRecords, int replacedFiles) {}
 
   final String name;
   final TopicPartition tp;
@@ -140,6 +140,16 @@ final class TieredTopic {
         .until(() -> latestTiered() >= offset);
   }
 
+  /** Awaits Kafka tiering all it has (an idle active segment is rolled by local retention): no copy in flight. */
+  long awaitAllTiered() {
+    long[] tiered = {-1};
+    await("Kafka tiers all of " + name).atMost(AWAIT).pollInterval(Duration.ofMillis(250)).until(() -> {
+      tiered[0] = latestTiered();
+      return tiered[0] == offset(OffsetSpec.latest()) - 1;
+    });
+    return tiered[0];
+  }
+
   /** Awaits Kafka deleting the local copies through {@code offset}: reads of those offsets go to the remote tier. */
   void awaitLocalLogStartPast(long offset) {
     await("local log of " + name + " starts past " + offset)
@@ -195,7 +205,7 @@ final class TieredTopic {
     return out;
   }
 
-  /** The copy snapshots in the current snapshot's history, oldest first. */
+  /** The copy snapshots in the current snapshot's history, in commit order. */
   static List<CopySnapshot> copySnapshots(Table table) {
     table.refresh();
     List<CopySnapshot> out = new ArrayList<>();
@@ -203,27 +213,37 @@ final class TieredTopic {
          s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       Map<String, String> summary = s.summary();
       if (summary.containsKey(SegmentCommitter.SUMMARY_START_OFFSET)) {
-        out.add(new CopySnapshot(s.snapshotId(),
+        out.add(0, new CopySnapshot(s.snapshotId(),
             Long.parseLong(summary.get(SegmentCommitter.SUMMARY_START_OFFSET)),
             Long.parseLong(summary.get(SegmentCommitter.SUMMARY_END_OFFSET)),
             summary.get(SegmentCommitter.SUMMARY_SEGMENT_ID),
-            Long.parseLong(summary.getOrDefault("added-records", "0"))));
+            Long.parseLong(summary.getOrDefault("added-records", "0")),
+            Integer.parseInt(summary.getOrDefault(SegmentCommitter.SUMMARY_REPLACED_FILES, "0"))));
       }
     }
-    out.sort(Comparator.comparingLong(CopySnapshot::start));
     return out;
   }
 
   /**
-   * The table holds every offset 0..{@code through} exactly once, with the key and value Kafka serves, and each
-   * segment was committed once: the copy snapshots cover the offsets end to end without overlap, each with all of
-   * its segment's records.
+   * The table holds every offset 0..{@code through} exactly once, with the key and value Kafka serves, and the
+   * copy snapshots cover the offsets end to end, each with all of its segment's records. A segment Kafka copied
+   * again (it lost track of a finished copy, say in a restart) must replace the earlier copy's files in the same
+   * snapshot; with {@code noRecopy}, no segment may have been copied twice at all.
    */
-  void assertTableHoldsEachRecordOnce(Table table, long through) throws Exception {
+  void assertTableHoldsEachRecordOnce(Table table, long through, boolean noRecopy) throws Exception {
     List<CopySnapshot> copies = copySnapshots(table);
     assertThat(copies).as("copy snapshots of %s", name).isNotEmpty();
-    long next = 0;
+    Map<Long, CopySnapshot> byStart = new java.util.TreeMap<>();
     for (CopySnapshot c : copies) {
+      CopySnapshot earlier = byStart.put(c.start(), c);
+      if (earlier != null) {
+        assertThat(noRecopy).as("%s copied again in %s (copies %s)", earlier, c, copies).isFalse();
+        assertThat(c.end()).as("end of the copy again of %s", earlier).isEqualTo(earlier.end());
+        assertThat(c.replacedFiles()).as("files %s replaced", c).isPositive();
+      }
+    }
+    long next = 0;
+    for (CopySnapshot c : byStart.values()) {
       assertThat(c.start()).as("start of %s (copies %s)", c, copies).isEqualTo(next);
       assertThat(c.addedRecords()).as("records of %s", c).isEqualTo(c.end() - c.start() + 1);
       next = c.end() + 1;
