@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Faults while the broker copies segments: the object store failing (HTTP 503, then connections reset, through a
@@ -97,9 +100,14 @@ class CopyFaultsTest {
         floeMetric("CopyErrors"), proxy.faulted(FaultyProxy.Mode.HTTP_503), proxy.faulted(FaultyProxy.Mode.RESET));
   }
 
-  @Test
-  void aLockedCatalogFailsTheCopyUntilItIsReleased() throws Exception {
-    TieredTopic topic = TieredTopic.create(cluster, admin, "faults.catalog");
+  /**
+   * BEGIN IMMEDIATE lets the plugin read the catalog but not commit (the copy fails at its commit, after its files
+   * were written); BEGIN EXCLUSIVE shuts it out entirely (the copy fails before writing anything).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"IMMEDIATE", "EXCLUSIVE"})
+  void aLockedCatalogFailsTheCopyUntilItIsReleased(String lockMode) throws Exception {
+    TieredTopic topic = TieredTopic.create(cluster, admin, "faults.catalog-" + lockMode.toLowerCase(Locale.ROOT));
     topic.awaitTieredThrough(topic.produceAndRoll(120));
 
     long lastProduced;
@@ -109,7 +117,7 @@ class CopyFaultsTest {
     }
     String url = direct.get("uri");
     try (Connection lock = DriverManager.getConnection(url); Statement statement = lock.createStatement()) {
-      statement.execute("BEGIN EXCLUSIVE");
+      statement.execute("BEGIN " + lockMode);
       long errors = floeMetric("CopyErrors");
       lastProduced = topic.produceAndRoll(120);
       awaitCopyErrorAfter(errors);
@@ -117,6 +125,7 @@ class CopyFaultsTest {
       long tiered = topic.latestTiered();
       awaitCopyErrorAfter(floeMetric("CopyErrors")); // a retry fails too
       assertThat(topic.latestTiered()).as("Kafka tiered nothing while the catalog was locked").isEqualTo(tiered);
+      assertThat(tiered).isLessThan(lastProduced);
       statement.execute("ROLLBACK");
     }
 
