@@ -27,9 +27,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Faults while the broker copies segments: the object store failing (HTTP 503, then connections reset, through a
- * {@link FaultyProxy} between the plugin's S3FileIO and S3Proxy) and the catalog failing (another connection holds
- * an exclusive lock on the SQLite catalog). While the fault lasts, copies fail (CopyErrors rises), Kafka tiers
+ * Faults while the broker copies segments: the object store down, then answering writes with HTTP 503 (a
+ * {@link FaultyProxy} between the plugin's S3FileIO and S3Proxy), and the catalog refusing commits or locked
+ * entirely (another connection holds a lock on the SQLite catalog). While the fault lasts, copies fail (CopyErrors rises), Kafka tiers
  * nothing and the table shows nothing of the failed copies; once the fault is gone the broker retries, and the table
  * holds every record exactly once, each segment in one snapshot.
  */
@@ -72,32 +72,35 @@ class CopyFaultsTest {
   @Test
   void objectStoreFailuresFailTheCopyUntilTheStoreIsBack() throws Exception {
     TieredTopic topic = TieredTopic.create(cluster, admin, "faults.store");
-    topic.awaitTieredThrough(topic.produceAndRoll(120));
+    topic.produceAndRoll(120);
+    long tieredBefore = topic.awaitAllTiered();
+    // A read of the tier leaves the plugin's table metadata fresh. Otherwise the first copy in the outage would
+    // re-read it, and Iceberg retries a failed metadata read 20 times over about 90 s before the copy fails.
+    assertThat(topic.consume(0, tieredBefore)).hasSize((int) tieredBefore + 1);
 
     try (JdbcCatalog catalog = FloeCluster.catalog(direct)) {
       Table table = topic.table(catalog);
-      proxy.mode(FaultyProxy.Mode.HTTP_503);
+      long snapshot = snapshotId(table);
+      proxy.mode(FaultyProxy.Mode.DOWN);
       long errors = floeMetric("CopyErrors");
       long lastProduced = topic.produceAndRoll(120);
       awaitCopyErrorAfter(errors);
-      assertThat(proxy.faulted(FaultyProxy.Mode.HTTP_503)).as("writes answered 503").isPositive();
+      assertThat(proxy.faulted(FaultyProxy.Mode.DOWN)).as("connections reset").isPositive();
+      assertThat(topic.latestTiered()).as("Kafka tiered nothing while the store was down").isEqualTo(tieredBefore);
+      assertThat(snapshotId(table)).as("no snapshot while the store was down").isEqualTo(snapshot);
 
-      // A copy that was already committing when the fault began may have landed: the state is taken from here.
-      long tiered = topic.latestTiered();
-      long snapshot = snapshotId(table);
-      proxy.mode(FaultyProxy.Mode.RESET);
-      await("a write is reset").atMost(AWAIT).until(() -> proxy.faulted(FaultyProxy.Mode.RESET) > 0);
+      proxy.mode(FaultyProxy.Mode.HTTP_503);
+      await("a write is answered 503").atMost(AWAIT).until(() -> proxy.faulted(FaultyProxy.Mode.HTTP_503) > 0);
       awaitCopyErrorAfter(floeMetric("CopyErrors"));
-      assertThat(topic.latestTiered()).as("Kafka tiered nothing while the store failed").isEqualTo(tiered);
+      assertThat(topic.latestTiered()).as("Kafka tiered nothing while the store failed").isEqualTo(tieredBefore);
       assertThat(snapshotId(table)).as("no snapshot while the store failed").isEqualTo(snapshot);
-      assertThat(tiered).isLessThan(lastProduced);
 
       proxy.mode(FaultyProxy.Mode.PASS);
       topic.awaitTieredThrough(lastProduced);
       topic.assertTableHoldsEachRecordOnce(table, lastProduced, true);
     }
-    System.out.printf("object store faults: %d copy errors, %d writes answered 503, %d reset%n",
-        floeMetric("CopyErrors"), proxy.faulted(FaultyProxy.Mode.HTTP_503), proxy.faulted(FaultyProxy.Mode.RESET));
+    System.out.printf("object store faults: %d copy errors, %d connections reset, %d writes answered 503%n",
+        floeMetric("CopyErrors"), proxy.faulted(FaultyProxy.Mode.DOWN), proxy.faulted(FaultyProxy.Mode.HTTP_503));
   }
 
   /**

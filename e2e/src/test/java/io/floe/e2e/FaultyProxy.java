@@ -18,16 +18,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP proxy on 127.0.0.1 in front of an HTTP server (S3Proxy) that can be switched to fail the writes (PUT, POST,
- * DELETE) it relays: reset the connection once the request head arrived (the store dropping off mid-upload), or
- * answer HTTP 503 SlowDown (a store that is up but failing). Reads still pass while writes fail: Iceberg retries a
- * failed table-metadata read 20 times over about 90 s before giving up, which would make each failed copy take a
- * minute and a half without telling more about the copy path. Switching to a failing mode cuts the connections
- * already open, and while failing every relayed request carries "Connection: close", so no keep-alive connection
- * slips a write past the fault.
+ * A TCP proxy on 127.0.0.1 in front of an HTTP server (S3Proxy) that can be switched to fail: {@link Mode#DOWN}
+ * resets every connection as soon as it is accepted (a store that cannot be reached), {@link Mode#HTTP_503} answers
+ * every write (PUT, POST, DELETE) with 503 SlowDown while reads still pass (a store that is up but failing).
+ * Switching to a failing mode cuts the connections already open, and while failing every relayed request carries
+ * "Connection: close", so no pooled keep-alive connection slips past the fault.
  */
 final class FaultyProxy implements AutoCloseable {
-  enum Mode { PASS, RESET, HTTP_503 }
+  enum Mode { PASS, DOWN, HTTP_503 }
 
   private static final byte[] SLOW_DOWN =
       ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
@@ -63,7 +61,7 @@ final class FaultyProxy implements AutoCloseable {
     }
   }
 
-  /** Writes failed so far in {@code failing} mode. */
+  /** Connections reset (DOWN) or writes answered 503 (HTTP_503) so far. */
   long faulted(Mode failing) {
     return faulted.get(failing).get();
   }
@@ -87,19 +85,19 @@ final class FaultyProxy implements AutoCloseable {
     try {
       if (now == Mode.PASS) {
         pipe(client, null);
-        return;
-      }
-      String head = readHead(client.getInputStream());
-      if (head == null) {
-        closeQuietly(client);
-      } else if (head.startsWith("GET ") || head.startsWith("HEAD ")) {
-        pipe(client, closingConnection(head).getBytes(StandardCharsets.US_ASCII));
-      } else if (now == Mode.RESET) {
+      } else if (now == Mode.DOWN) {
         faulted.get(now).incrementAndGet();
         client.setSoLinger(true, 0); // close with RST
         client.close();
       } else {
-        answerSlowDown(client, head);
+        String head = readHead(client.getInputStream());
+        if (head == null) {
+          closeQuietly(client);
+        } else if (head.startsWith("GET ") || head.startsWith("HEAD ")) {
+          pipe(client, closingConnection(head).getBytes(StandardCharsets.US_ASCII));
+        } else {
+          answerSlowDown(client, head);
+        }
       }
     } catch (IOException e) {
       closeQuietly(client);
