@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,8 +23,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A broker whose Floe configuration is wrong does not start, and says which key is wrong, without quoting a secret
- * (neither the right one nor a wrong one a user typed).
+ * A broker whose Floe configuration is wrong does not start, and says which key is wrong, in the exception and in
+ * its log, without quoting a secret (neither the right one nor a wrong one a user typed).
  */
 class MisconfiguredBrokerTest {
   private static final String WRONG_SECRET = "wrong-secret-do-not-log-either";
@@ -47,7 +51,11 @@ class MisconfiguredBrokerTest {
       String what, Map<String, String> catalogChanges, Map<String, String> rsmConfig, List<String> named) {
     Map<String, String> catalog = new HashMap<>(FloeCluster.s3CatalogProperties(dir));
     catalog.putAll(catalogChanges);
-    Throwable thrown = catchThrowable(() -> FloeCluster.start(catalog, rsmConfig).close());
+    StringWriter log = new StringWriter();
+    Throwable thrown;
+    try (LogCapture ignored = new LogCapture(log)) {
+      thrown = catchThrowable(() -> FloeCluster.start(catalog, rsmConfig).close());
+    }
     assertThat(thrown).as(what).isNotNull();
     Throwable config = thrown;
     while (config != null && !(config instanceof ConfigException)) {
@@ -60,5 +68,29 @@ class MisconfiguredBrokerTest {
       assertThat(config.getMessage()).as(what).contains(text);
     }
     assertThat(trace.toString()).doesNotContain(LocalS3.SECRET_KEY).doesNotContain(WRONG_SECRET);
+    assertThat(log.toString()).as("the broker's log").contains(named.get(0))
+        .doesNotContain(LocalS3.SECRET_KEY).doesNotContain(WRONG_SECRET);
+  }
+
+  /** Copies everything logged (at the levels log4j2-test.xml lets through) while it is open. */
+  private static final class LogCapture implements AutoCloseable {
+    private final WriterAppender appender;
+
+    LogCapture(StringWriter target) {
+      appender = WriterAppender.newBuilder().setName("capture").setTarget(target)
+          .setLayout(PatternLayout.newBuilder().withPattern("%level %c{1}: %msg%n%throwable").build()).build();
+      appender.start();
+      LoggerContext context = (LoggerContext) LogManager.getContext(false);
+      context.getConfiguration().getRootLogger().addAppender(appender, null, null);
+      context.updateLoggers();
+    }
+
+    @Override
+    public void close() {
+      LoggerContext context = (LoggerContext) LogManager.getContext(false);
+      context.getConfiguration().getRootLogger().removeAppender("capture");
+      context.updateLoggers();
+      appender.stop();
+    }
   }
 }
