@@ -16,6 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.Future;
+import java.util.stream.LongStream;
 import javax.management.ObjectName;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -32,6 +35,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -109,14 +113,14 @@ final class TieredTopic {
     props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     long last = -1;
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
-      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
       for (int i = 0; i < records; i++) {
         byte[] value = new byte[VALUE_BYTES];
         random.nextBytes(value);
         byte[] key = ("key-" + random.nextInt(1_000_000)).getBytes(StandardCharsets.UTF_8);
         sent.add(producer.send(new ProducerRecord<>(name, 0, key, value)));
       }
-      for (var f : sent) {
+      for (Future<RecordMetadata> f : sent) {
         last = Math.max(last, f.get().offset());
       }
     } catch (Exception e) {
@@ -233,7 +237,7 @@ final class TieredTopic {
   void assertTableHoldsEachRecordOnce(Table table, long through, boolean noRecopy) throws Exception {
     List<CopySnapshot> copies = copySnapshots(table);
     assertThat(copies).as("copy snapshots of %s", name).isNotEmpty();
-    Map<Long, CopySnapshot> byStart = new java.util.TreeMap<>();
+    Map<Long, CopySnapshot> byStart = new TreeMap<>();
     for (CopySnapshot c : copies) {
       CopySnapshot earlier = byStart.put(c.start(), c);
       if (earlier != null) {
@@ -256,7 +260,7 @@ final class TieredTopic {
     List<Row> rows = rows(table);
     assertThat(rows.stream().map(Row::offset).toList())
         .as("offsets of the rows of %s", name)
-        .isEqualTo(java.util.stream.LongStream.rangeClosed(0, tableEnd).boxed().toList());
+        .isEqualTo(LongStream.rangeClosed(0, tableEnd).boxed().toList());
     assertThat(rows).as("rows of %s against what Kafka serves", name).isEqualTo(consume(0, tableEnd));
   }
 
