@@ -6,18 +6,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.testing.LocalS3;
+import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.kafka.clients.admin.Admin;
+import software.amazon.awssdk.services.s3.S3Client;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -132,14 +139,51 @@ class CopyFaultsTest {
       statement.execute("ROLLBACK");
     }
 
-    topic.awaitTieredThrough(lastProduced);
+    // Everything, so that no copy is in flight when the bucket is listed.
+    assertThat(topic.awaitAllTiered()).isGreaterThanOrEqualTo(lastProduced);
     try (JdbcCatalog catalog = FloeCluster.catalog(direct)) {
       Table table = topic.table(catalog);
       List<TieredTopic.CopySnapshot> copies = TieredTopic.copySnapshots(table);
       assertThat(copies.stream().map(TieredTopic.CopySnapshot::snapshotId))
           .as("the snapshot from before the lock is still in the history").contains(snapshotBefore);
       topic.assertTableHoldsEachRecordOnce(table, lastProduced, true);
+      assertFailedCopiesLeftNoObjects(table, copies);
     }
+  }
+
+  /**
+   * The store stayed up, so each failed copy removed what it wrote: the only data files are the table's and the
+   * only sidecars those of the committed segments.
+   */
+  private static void assertFailedCopiesLeftNoObjects(Table table, List<TieredTopic.CopySnapshot> copies)
+      throws Exception {
+    Set<String> tableFiles = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        tableFiles.add(task.file().location());
+        task.deletes().forEach(d -> tableFiles.add(d.location()));
+      }
+    }
+    assertThat(objects(table.location() + "/data/")).as("data files in the bucket").isEqualTo(tableFiles);
+    Set<String> sidecarIds = new HashSet<>();
+    for (String sidecar : objects(table.location() + "/floe/segments/")) {
+      String name = sidecar.substring(sidecar.lastIndexOf('/') + 1);
+      sidecarIds.add(name.substring(name.indexOf('-') + 1, name.lastIndexOf('.')));
+    }
+    assertThat(sidecarIds).as("segment ids of the sidecars in the bucket")
+        .isEqualTo(copies.stream().map(TieredTopic.CopySnapshot::segmentId).collect(Collectors.toSet()));
+  }
+
+  /** Locations (s3://bucket/key) of the objects under an s3:// prefix. */
+  private static Set<String> objects(String prefix) {
+    URI uri = URI.create(prefix);
+    String bucket = uri.getHost();
+    Set<String> out = new HashSet<>();
+    try (S3Client s3 = LocalS3.get().client()) {
+      s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(uri.getPath().substring(1)))
+          .contents().forEach(o -> out.add("s3://" + bucket + "/" + o.key()));
+    }
+    return out;
   }
 
   private static void awaitCopyErrorAfter(long errors) {
