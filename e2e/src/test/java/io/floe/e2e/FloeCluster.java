@@ -4,6 +4,7 @@ import io.floe.testing.TestCatalogs;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import kafka.server.BrokerServer;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -72,11 +73,29 @@ final class FloeCluster implements AutoCloseable {
   }
 
   JdbcCatalog catalog() {
+    return catalog(catalogProperties);
+  }
+
+  /** A catalog of the test's own on {@code properties} (for example reaching the store past a fault proxy). */
+  static JdbcCatalog catalog(Map<String, String> properties) {
     JdbcCatalog catalog = new JdbcCatalog();
-    Map<String, String> props = new HashMap<>(catalogProperties);
+    Map<String, String> props = new HashMap<>(properties);
     props.remove("type");
     catalog.initialize(TestCatalogs.CATALOG_NAME, props);
     return catalog;
+  }
+
+  /**
+   * Shuts the broker down and starts it again in this JVM, on the same log directories: a new RemoteLogManager and
+   * a new plugin instance (configured again) pick up where the old ones stopped.
+   */
+  void restartBroker() throws Exception {
+    for (BrokerServer broker : kit.brokers().values()) {
+      broker.shutdown();
+      broker.awaitShutdown();
+      broker.startup();
+    }
+    kit.waitForReadyBrokers();
   }
 
   String bootstrapServers() {

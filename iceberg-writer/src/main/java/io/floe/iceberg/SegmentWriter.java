@@ -270,11 +270,18 @@ public final class SegmentWriter {
           LOG.debug("Closing {} after a failure failed too", file.location, e);
         }
       }
-      for (String location : writtenLocations) {
-        try {
-          table.io().deleteFile(location);
-        } catch (RuntimeException e) {
-          LOG.warn("Could not delete {} after a failed write: {}", location, e.toString());
+      boolean interrupted = Thread.interrupted(); // see TieredSegments.removeObjects
+      try {
+        for (String location : writtenLocations) {
+          try {
+            table.io().deleteFile(location);
+          } catch (RuntimeException e) {
+            LOG.warn("Could not delete {} after a failed write: {}", location, e.toString());
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
         }
       }
     }

@@ -229,9 +229,18 @@ public final class TieredSegments {
   }
 
   private static void removeObjects(Table table, WrittenSegment written, String sidecarLocation) {
-    written.dataFiles().forEach(f -> deleteQuietly(table, f.location()));
-    written.deleteFiles().forEach(f -> deleteQuietly(table, f.location()));
-    deleteQuietly(table, sidecarLocation);
+    // A broker shutting down interrupts its copy threads, and an interrupted thread's S3 requests abort at once:
+    // clean up with the flag cleared, then restore it, or the objects of a cut-short copy stay behind.
+    boolean interrupted = Thread.interrupted();
+    try {
+      written.dataFiles().forEach(f -> deleteQuietly(table, f.location()));
+      written.deleteFiles().forEach(f -> deleteQuietly(table, f.location()));
+      deleteQuietly(table, sidecarLocation);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private static void deleteQuietly(Table table, String location) {
