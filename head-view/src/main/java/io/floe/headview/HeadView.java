@@ -91,7 +91,12 @@ final class HeadView implements AutoCloseable {
   }
 
   LoadTableResponse loadTable(TableIdentifier id) {
+    return loadTable(id, new LoadTimings());
+  }
+
+  LoadTableResponse loadTable(TableIdentifier id, LoadTimings timings) {
     Table table = catalog.loadTable(id);
+    timings.mark("catalog");
     if (table instanceof org.apache.iceberg.BaseMetadataTable) {
       // REST clients load a metadata table (t.snapshots, t.files...) by loading t itself.
       throw new org.apache.iceberg.exceptions.NoSuchTableException("Table does not exist: %s", id);
@@ -107,7 +112,7 @@ final class HeadView implements AutoCloseable {
     Entry entry = entries.computeIfAbsent(id, Entry::new);
     TableMetadata view;
     synchronized (entry) {
-      view = entry.load(table, base, topic);
+      view = entry.load(table, base, topic, timings);
     }
     return LoadTableResponse.builder().withTableMetadata(view).build();
   }
@@ -129,10 +134,11 @@ final class HeadView implements AutoCloseable {
       this.id = id;
     }
 
-    TableMetadata load(Table table, TableMetadata base, String topic) {
+    TableMetadata load(Table table, TableMetadata base, String topic, LoadTimings timings) {
       long started = System.nanoTime();
       lastUsedNanos = started;
       Map<Integer, Long> next = committedNext(table, base);
+      timings.mark("bounds");
       try {
         KafkaHead.TopicInfo info = kafka.describe(topic);
         if (info == null) {
@@ -148,6 +154,7 @@ final class HeadView implements AutoCloseable {
         }
         long described = System.nanoTime();
         KafkaHead.Offsets offsets = kafka.offsets(topic, info.partitions());
+        timings.mark("kafka-offsets");
         if (LOG.isTraceEnabled()) {
           LOG.trace("{}: bounds+describe {} ms, offsets {} ms", id, (described - started) / 1_000_000,
               (System.nanoTime() - described) / 1_000_000);
@@ -167,7 +174,7 @@ final class HeadView implements AutoCloseable {
           if (grows(state.to(), to)) {
             Map<Integer, Long> newFrom = new TreeMap<>();
             from.forEach((p, f) -> newFrom.put(p, Math.max(f, state.to().getOrDefault(p, f))));
-            state = extend(table, topic, state, newFrom, to);
+            state = extend(table, topic, state, newFrom, to, timings);
             log(started, "extended", newFrom, to);
             return state.metadata();
           }
@@ -180,7 +187,7 @@ final class HeadView implements AutoCloseable {
         String scratch = scratchFor(base);
         State fresh = new State(
             baseLocation, base, Map.of(), new ViewOperations(base, table.io(), scratch), List.of());
-        state = extend(table, topic, fresh, from, to);
+        state = extend(table, topic, fresh, from, to, timings);
         log(started, "built", from, to);
         return state.metadata();
       } catch (KafkaHead.KafkaUnavailableException e) {
@@ -213,7 +220,8 @@ final class HeadView implements AutoCloseable {
     }
 
     /** Writes the records [from, to) as head files and appends them to the state's view. */
-    private State extend(Table table, String topic, State prior, Map<Integer, Long> from, Map<Integer, Long> to) {
+    private State extend(
+        Table table, String topic, State prior, Map<Integer, Long> from, Map<Integer, Long> to, LoadTimings timings) {
       ViewOperations ops = prior.ops();
       BaseTable view = new BaseTable(ops, id.toString(), report -> { });
       Schema schema = view.schema();
@@ -235,17 +243,23 @@ final class HeadView implements AutoCloseable {
       FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
       List<DataFile> written;
       RuntimeException failure = null;
+      long[] writeNanos = new long[1];
+      timings.mark("write-setup");
       try {
         kafka.read(topic, from, to, r -> {
+          long t = System.nanoTime();
           Record row = rows.toRow(r);
           key.partition(wrapper.wrap(row));
           writer.write(row, spec, key);
+          writeNanos[0] += System.nanoTime() - t;
         });
       } catch (RuntimeException e) {
         failure = e;
       } finally {
         try {
+          long t = System.nanoTime();
           writer.close();
+          writeNanos[0] += System.nanoTime() - t;
         } catch (IOException e) {
           if (failure == null) {
             failure = new UncheckedIOException("Writing head files of " + id + " failed", e);
@@ -253,6 +267,7 @@ final class HeadView implements AutoCloseable {
         }
       }
       written = writer.result().dataFiles();
+      timings.mark("kafka-read", "parquet-write", writeNanos[0]);
       long readDone = System.nanoTime();
       if (failure != null) {
         written.forEach(f -> deleteQuietly(view.io(), f.location()));
@@ -268,6 +283,7 @@ final class HeadView implements AutoCloseable {
         dataFiles.add(f.location());
       });
       append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
+      timings.mark("append");
       if (LOG.isTraceEnabled()) {
         LOG.trace("{}: read+write {} files, then append {} ms", id, written.size(), (System.nanoTime() - readDone) / 1_000_000);
       }
