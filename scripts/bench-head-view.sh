@@ -13,5 +13,5 @@ $MVN -q -pl head-view -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench-classpath.txt
 heap=2g
 [ "$mode" = quick ] && heap=1g
-java -Xmx$heap -cp "head-view/target/test-classes:head-view/target/classes:$(cat head-view/target/bench-classpath.txt)" \
+java -Xmx$heap ${BENCH_JAVA_OPTS:-} -cp "head-view/target/test-classes:head-view/target/classes:$(cat head-view/target/bench-classpath.txt)" \
   io.floe.headview.bench.HeadViewBench "$report" "$mode"

@@ -7,9 +7,11 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,9 +119,28 @@ final class HeadView implements AutoCloseable {
     return LoadTableResponse.builder().withTableMetadata(view).build();
   }
 
-  /** One cached head: what it was built on and for, and the files it wrote. */
+  /** One cached head: what it was built on and for, and its data files. */
   private record State(
-      String baseLocation, TableMetadata metadata, Map<Integer, Long> to, ViewOperations ops, List<String> dataFiles) {}
+      String baseLocation, TableMetadata metadata, Map<Integer, Long> from, Map<Integer, Long> to, ViewOperations ops,
+      List<HeadFile> files) {
+
+    List<String> dataFileLocations() {
+      return files.stream().map(f -> f.file().location()).toList();
+    }
+  }
+
+  /**
+   * A head data file with the Kafka partition and offset range it holds (from its partition tuple and column
+   * bounds); partition or offsets are null when the file does not say, and then it is never reused.
+   */
+  record HeadFile(DataFile file, Integer partition, Long first, Long last) {
+    boolean known() {
+      return partition != null && first != null && last != null;
+    }
+  }
+
+  /** Offsets [from[p], to[p]) per partition. */
+  private record Ranges(Map<Integer, Long> from, Map<Integer, Long> to) {}
 
   private record Retired(State state, long deleteAtNanos) {}
 
@@ -153,6 +174,7 @@ final class HeadView implements AutoCloseable {
           return base;
         }
         long described = System.nanoTime();
+        timings.mark("kafka-describe");
         KafkaHead.Offsets offsets = kafka.offsets(topic, info.partitions());
         timings.mark("kafka-offsets");
         if (LOG.isTraceEnabled()) {
@@ -174,21 +196,41 @@ final class HeadView implements AutoCloseable {
           if (grows(state.to(), to)) {
             Map<Integer, Long> newFrom = new TreeMap<>();
             from.forEach((p, f) -> newFrom.put(p, Math.max(f, state.to().getOrDefault(p, f))));
-            state = extend(table, topic, state, newFrom, to, timings);
+            state = extend(topic, state, List.of(), List.of(new Ranges(newFrom, to)), newFrom, to, timings);
             log(started, "extended", newFrom, to);
             return state.metadata();
           }
         }
         State old = state;
         state = null;
+        List<HeadFile> kept = List.of();
+        List<Ranges> reads = List.of(new Ranges(from, to));
+        if (old != null && reusable(old, base, from, to)) {
+          // The committed table moved on (a segment was tiered): keep the old head's files that lie wholly past the
+          // new boundary, read only what is not in them.
+          Map<Integer, Long> cut = new TreeMap<>();
+          kept = keptFiles(old, from, cut);
+          Map<Integer, Long> toCut = new TreeMap<>();
+          Map<Integer, Long> afterOld = new TreeMap<>();
+          for (Map.Entry<Integer, Long> e : from.entrySet()) {
+            int p = e.getKey();
+            long c = cut.get(p);
+            toCut.put(p, Math.min(c, to.get(p)));
+            afterOld.put(p, Math.max(c, old.to().getOrDefault(p, c)));
+          }
+          reads = List.of(new Ranges(from, toCut), new Ranges(afterOld, to));
+        }
         if (old != null) {
-          retire(old);
+          Set<String> carried = new HashSet<>();
+          kept.forEach(f -> carried.add(f.file().location()));
+          retire(new State(old.baseLocation(), old.metadata(), old.from(), old.to(), old.ops(),
+              old.files().stream().filter(f -> !carried.contains(f.file().location())).toList()));
         }
         String scratch = scratchFor(base);
         State fresh = new State(
-            baseLocation, base, Map.of(), new ViewOperations(base, table.io(), scratch), List.of());
-        state = extend(table, topic, fresh, from, to, timings);
-        log(started, "built", from, to);
+            baseLocation, base, Map.copyOf(from), Map.of(), new ViewOperations(base, table.io(), scratch), List.of());
+        state = extend(topic, fresh, kept, reads, from, to, timings);
+        log(started, kept.isEmpty() ? "built" : "rebuilt keeping " + kept.size() + " files", from, to);
         return state.metadata();
       } catch (KafkaHead.KafkaUnavailableException e) {
         if (config.onKafkaError() == HeadViewConfig.OnKafkaError.COMMITTED) {
@@ -219,16 +261,85 @@ final class HeadView implements AutoCloseable {
       return true;
     }
 
-    /** Writes the records [from, to) as head files and appends them to the state's view. */
+    /**
+     * Whether the old head's files may be carried over to a head on {@code base}: same table, schema and spec, no
+     * partition's start went back (a rolled-back table) and no partition's end went back (a truncated log).
+     */
+    private boolean reusable(State old, TableMetadata base, Map<Integer, Long> from, Map<Integer, Long> to) {
+      TableMetadata before = old.metadata();
+      if (!Objects.equals(before.uuid(), base.uuid()) || before.currentSchemaId() != base.currentSchemaId()
+          || before.defaultSpecId() != base.defaultSpecId()) {
+        return false;
+      }
+      for (Map.Entry<Integer, Long> e : old.to().entrySet()) {
+        Long now = to.get(e.getKey());
+        Long start = from.get(e.getKey());
+        Long oldStart = old.from().get(e.getKey());
+        if (now == null || now < e.getValue() || start == null || oldStart == null || start < oldStart) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * The old head's files that hold only offsets at or past a per-partition cut, and that cut (into {@code cut},
+     * for every partition of {@code from}). The cut starts at the new boundary and moves past every file that
+     * starts before it, so that no offset at or past the cut is in a dropped file: the kept files hold exactly the
+     * old head's records in [cut, old end).
+     */
+    private List<HeadFile> keptFiles(State old, Map<Integer, Long> from, Map<Integer, Long> cut) {
+      Map<Integer, List<HeadFile>> byPartition = new HashMap<>();
+      for (HeadFile f : old.files()) {
+        if (!f.known()) {
+          from.keySet().forEach(p -> cut.put(p, Long.MAX_VALUE));
+          return List.of();
+        }
+        byPartition.computeIfAbsent(f.partition(), x -> new ArrayList<>()).add(f);
+      }
+      List<HeadFile> kept = new ArrayList<>();
+      from.forEach((p, start) -> {
+        List<HeadFile> files = byPartition.getOrDefault(p, List.of());
+        long c = start;
+        for (boolean moved = true; moved; ) {
+          moved = false;
+          for (HeadFile f : files) {
+            if (f.first() < c && f.last() + 1 > c) {
+              c = f.last() + 1;
+              moved = true;
+            }
+          }
+        }
+        cut.put(p, c);
+        for (HeadFile f : files) {
+          if (f.first() >= c) {
+            kept.add(f);
+          }
+        }
+      });
+      return kept;
+    }
+
+    /**
+     * Writes the records of {@code reads} as head files and appends them, with {@code reused} files of an earlier
+     * head, to the state's view in one snapshot whose summary names [from, to).
+     */
     private State extend(
-        Table table, String topic, State prior, Map<Integer, Long> from, Map<Integer, Long> to, LoadTimings timings) {
+        String topic, State prior, List<HeadFile> reused, List<Ranges> reads, Map<Integer, Long> from,
+        Map<Integer, Long> to, LoadTimings timings) {
       ViewOperations ops = prior.ops();
       BaseTable view = new BaseTable(ops, id.toString(), report -> { });
       Schema schema = view.schema();
       PartitionSpec spec = view.spec();
       HeadRows rows = new HeadRows(schema);
+      Map<String, String> writeProps = new HashMap<>(view.properties());
+      writeProps.putAll(config.headWriteProperties());
       GenericFileWriterFactory writers =
-          new GenericFileWriterFactory.Builder(view).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build();
+          new GenericFileWriterFactory.Builder(view)
+              .dataFileFormat(FileFormat.PARQUET)
+              .dataSchema(schema)
+              .writerProperties(writeProps)
+              .build();
       OutputFileFactory files =
           OutputFileFactory.builderFor(view, 0, System.nanoTime())
               .format(FileFormat.PARQUET)
@@ -236,7 +347,7 @@ final class HeadView implements AutoCloseable {
               .build();
       long targetSize =
           PropertyUtil.propertyAsLong(
-              view.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+              writeProps, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
               TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
       PartitionKey key = new PartitionKey(spec, schema);
       InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
@@ -246,13 +357,15 @@ final class HeadView implements AutoCloseable {
       long[] writeNanos = new long[1];
       timings.mark("write-setup");
       try {
-        kafka.read(topic, from, to, r -> {
-          long t = System.nanoTime();
-          Record row = rows.toRow(r);
-          key.partition(wrapper.wrap(row));
-          writer.write(row, spec, key);
-          writeNanos[0] += System.nanoTime() - t;
-        });
+        for (Ranges range : reads) {
+          kafka.read(topic, range.from(), range.to(), r -> {
+            long t = System.nanoTime();
+            Record row = rows.toRow(r);
+            key.partition(wrapper.wrap(row));
+            writer.write(row, spec, key);
+            writeNanos[0] += System.nanoTime() - t;
+          });
+        }
       } catch (RuntimeException e) {
         failure = e;
       } finally {
@@ -273,21 +386,23 @@ final class HeadView implements AutoCloseable {
         written.forEach(f -> deleteQuietly(view.io(), f.location()));
         throw failure;
       }
-      List<String> dataFiles = new ArrayList<>(prior.dataFiles());
-      if (written.isEmpty()) {
-        return new State(prior.baseLocation(), prior.metadata(), Map.copyOf(to), ops, List.copyOf(dataFiles));
+      List<HeadFile> headFiles = new ArrayList<>(prior.files());
+      headFiles.addAll(reused);
+      if (written.isEmpty() && reused.isEmpty()) {
+        return new State(prior.baseLocation(), prior.metadata(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
       }
       AppendFiles append = view.newFastAppend();
+      reused.forEach(f -> append.appendFile(f.file()));
       written.forEach(f -> {
         append.appendFile(f);
-        dataFiles.add(f.location());
+        headFiles.add(headFile(schema, view.specs().get(f.specId()), f));
       });
       append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
       timings.mark("append");
       if (LOG.isTraceEnabled()) {
         LOG.trace("{}: read+write {} files, then append {} ms", id, written.size(), (System.nanoTime() - readDone) / 1_000_000);
       }
-      return new State(prior.baseLocation(), ops.current(), Map.copyOf(to), ops, List.copyOf(dataFiles));
+      return new State(prior.baseLocation(), ops.current(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
     }
 
     /** Per partition, the offset after the last one the committed snapshot holds (absent: none). */
@@ -344,6 +459,18 @@ final class HeadView implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static HeadFile headFile(Schema schema, PartitionSpec spec, DataFile file) {
+    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
+    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
+    Integer partition = identityPartition(spec, file, partitionId);
+    if (partition == null) {
+      Integer lower = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
+      partition = Objects.equals(lower, bound(file.upperBounds(), partitionId, Types.IntegerType.get())) ? lower : null;
+    }
+    return new HeadFile(file, partition, bound(file.lowerBounds(), offsetId, Types.LongType.get()),
+        bound(file.upperBounds(), offsetId, Types.LongType.get()));
   }
 
   private static Integer identityPartition(PartitionSpec spec, DataFile file, int sourceId) {
@@ -467,10 +594,10 @@ final class HeadView implements AutoCloseable {
   private static void delete(State state) {
     List<String> files;
     try {
-      files = filesOf(state.ops(), state.dataFiles());
+      files = filesOf(state.ops(), state.dataFileLocations());
     } catch (RuntimeException e) {
       LOG.warn("Could not list the files of head {}: {}", state.ops().scratch(), e.toString());
-      files = state.dataFiles();
+      files = state.dataFileLocations();
     }
     files.forEach(f -> deleteQuietly(state.ops().io(), f));
     LOG.debug("Deleted head {} ({} files)", state.ops().scratch(), files.size());

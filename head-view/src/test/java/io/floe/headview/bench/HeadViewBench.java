@@ -79,15 +79,18 @@ public final class HeadViewBench {
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final Map<String, Map<String, Samples>> serverPhases = new LinkedHashMap<>();
   private KafkaClusterTestKit kafka;
+  private final TestCatalogs.Storage storage;
+  private Map<String, String> catalogProps;
   private JdbcCatalog catalog;
   private Table real;
   private HeadViewServer server;
   private FileIO io;
   private final long[] tiered = new long[PARTITIONS];
 
-  private HeadViewBench(Plan plan, Path dir) {
+  private HeadViewBench(Plan plan, Path dir, TestCatalogs.Storage storage) {
     this.plan = plan;
     this.dir = dir;
+    this.storage = storage;
   }
 
   public static void main(String[] args) throws Exception {
@@ -97,7 +100,10 @@ public final class HeadViewBench {
         ? new Plan(20_000, 2_000, 2, 10, 20, 20, 9, 1_000)
         : new Plan(100_000, 8_000, 3, 30, 60, 60, 21, 4_000);
     Path dir = Files.createTempDirectory("floe-head-bench");
-    HeadViewBench bench = new HeadViewBench(plan, dir);
+    // -Dbench.storage=s3: the warehouse on S3Proxy (127.0.0.1, in this JVM) instead of the local filesystem
+    TestCatalogs.Storage storage = TestCatalogs.Storage.valueOf(
+        System.getProperty("bench.storage", "local").toUpperCase(Locale.ROOT));
+    HeadViewBench bench = new HeadViewBench(plan, dir, storage);
     String loadBefore = loadAverage();
     long started = System.nanoTime();
     try {
@@ -106,6 +112,7 @@ public final class HeadViewBench {
       bench.close();
     }
     bench.figures.put("mode", quick ? "quick" : "full");
+    bench.figures.put("warehouse", storage == TestCatalogs.Storage.S3 ? "s3proxy" : "local filesystem");
     bench.figures.put("load_average_before", loadBefore);
     bench.figures.put("load_average_after", loadAverage());
     bench.figures.put("bench_seconds", Samples.round((System.nanoTime() - started) / 1e9));
@@ -131,7 +138,9 @@ public final class HeadViewBench {
     kafka.startup();
     kafka.waitForReadyBrokers();
 
-    catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL);
+    catalogProps = TestCatalogs.properties(dir, storage);
+    catalog = new JdbcCatalog();
+    catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
     TopicTables tables = new TopicTables(catalog, TopicTableOptions.builder().build());
     String topicId;
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
@@ -345,12 +354,15 @@ public final class HeadViewBench {
 
   private HeadViewServer startServer() throws IOException {
     Map<String, String> props = new HashMap<>();
-    TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
+    catalogProps.forEach((k, v) -> props.put("iceberg." + k, v));
     props.put("iceberg.type", "jdbc");
     props.put("catalog.name", TestCatalogs.CATALOG_NAME);
     props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
     props.put("listen.port", "0");
     props.put("head.cache-ttl-ms", "5000");
+    // -Dhead.write.parquet.compression-codec=snappy etc.: try other head-view settings
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("head."))
+        .forEach(k -> props.put(k, System.getProperty(k)));
     return HeadViewServer.start(HeadViewConfig.of(props));
   }
 
@@ -417,6 +429,7 @@ public final class HeadViewBench {
   }
 
   private static String loadAverage() {
+    // /proc/loadavg: 1, 5 and 15 minute averages
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
       return f[0] + " " + f[1] + " " + f[2];
