@@ -30,6 +30,7 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
@@ -71,6 +72,11 @@ final class HeadView implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeadView.class);
   static final String SUMMARY_HEAD = "floe.head";
   static final String SUMMARY_HEAD_OFFSETS = "floe.head-offsets";
+  /**
+   * Extensions append a snapshot each; past this many the head is rebuilt as one snapshot over the same files, so
+   * that the metadata (written and sent on every load) stays small while the real table does not move.
+   */
+  static final int MAX_HEAD_SNAPSHOTS = 8;
 
   private final Catalog catalog;
   private final KafkaHead kafka;
@@ -193,7 +199,8 @@ final class HeadView implements AutoCloseable {
           if (state.to().equals(to)) {
             return state.metadata();
           }
-          if (grows(state.to(), to)) {
+          if (grows(state.to(), to)
+              && state.metadata().snapshots().size() - base.snapshots().size() < MAX_HEAD_SNAPSHOTS) {
             Map<Integer, Long> newFrom = new TreeMap<>();
             from.forEach((p, f) -> newFrom.put(p, Math.max(f, state.to().getOrDefault(p, f))));
             state = extend(topic, state, List.of(), List.of(new Ranges(newFrom, to)), newFrom, to, timings);
@@ -412,7 +419,13 @@ final class HeadView implements AutoCloseable {
       if (snapshotId == boundsSnapshotId) {
         return committedNext;
       }
-      Map<Integer, Long> next = new HashMap<>();
+      Map<Integer, Long> next = current == null ? null : boundsSince(table, base, current);
+      if (next != null) {
+        boundsSnapshotId = snapshotId;
+        committedNext = Map.copyOf(next);
+        return committedNext;
+      }
+      next = new HashMap<>();
       if (current != null) {
         for (Snapshot s : SnapshotUtil.ancestorsOf(snapshotId, base::snapshot)) {
           String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
@@ -427,6 +440,45 @@ final class HeadView implements AutoCloseable {
       committedNext = Map.copyOf(next);
       return committedNext;
     }
+
+    /**
+     * The boundaries of {@code current} from the cached ones, when it descends from the cached snapshot through
+     * snapshots that only added files (the plugin's commits): the cached maxima plus those snapshots' summaries
+     * and added files, instead of planning a scan of the whole table. Null when that does not apply.
+     */
+    private Map<Integer, Long> boundsSince(Table table, TableMetadata base, Snapshot current) {
+      if (boundsSnapshotId < 0) {
+        return null;
+      }
+      List<Snapshot> newer = new ArrayList<>();
+      boolean found = false;
+      for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), base::snapshot)) {
+        if (s.snapshotId() == boundsSnapshotId) {
+          found = true;
+          break;
+        }
+        String deleted = s.summary().get(SnapshotSummary.DELETED_FILES_PROP);
+        if (deleted != null && !deleted.equals("0")) {
+          return null;
+        }
+        newer.add(s);
+      }
+      if (!found) {
+        return null;
+      }
+      Map<Integer, Long> next = new HashMap<>(committedNext);
+      for (Snapshot s : newer) {
+        String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
+        String end = s.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
+        if (p != null && end != null) {
+          next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
+        }
+        for (DataFile file : s.addedDataFiles(table.io())) {
+          fileBound(table, base, file, next);
+        }
+      }
+      return next;
+    }
   }
 
   /**
@@ -434,30 +486,33 @@ final class HeadView implements AutoCloseable {
    * bounds, or by reading the offset column of a file that has none.
    */
   private static void fileBounds(Table table, TableMetadata base, long snapshotId, Map<Integer, Long> next) {
-    Schema schema = base.schema();
-    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
-    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
       for (FileScanTask task : tasks) {
-        DataFile file = task.file();
-        Integer partition = identityPartition(base.spec(file.specId()), file, partitionId);
-        if (partition == null) {
-          partition = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
-          Integer upper = bound(file.upperBounds(), partitionId, Types.IntegerType.get());
-          if (!Objects.equals(partition, upper)) {
-            partition = null;
-          }
-        }
-        Long maxOffset = bound(file.upperBounds(), offsetId, Types.LongType.get());
-        if (partition != null && maxOffset != null) {
-          next.merge(partition, maxOffset + 1, Math::max);
-        } else {
-          readMaxOffsets(table, schema, file, next);
-        }
+        fileBound(table, base, task.file(), next);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void fileBound(Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
+    Schema schema = base.schema();
+    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
+    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
+    Integer partition = identityPartition(base.spec(file.specId()), file, partitionId);
+    if (partition == null) {
+      partition = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
+      Integer upper = bound(file.upperBounds(), partitionId, Types.IntegerType.get());
+      if (!Objects.equals(partition, upper)) {
+        partition = null;
+      }
+    }
+    Long maxOffset = bound(file.upperBounds(), offsetId, Types.LongType.get());
+    if (partition != null && maxOffset != null) {
+      next.merge(partition, maxOffset + 1, Math::max);
+    } else {
+      readMaxOffsets(table, schema, file, next);
     }
   }
 

@@ -267,6 +267,8 @@ public final class HeadViewBench {
         long[] before = producer.acked();
         Load l = load(TOPIC);
         (tier ? afterTier : liveLoads).add(l.ms());
+        Map<String, Samples> phases = serverPhases.computeIfAbsent(tier ? "after_tier" : "live", x -> new LinkedHashMap<>());
+        l.phases().forEach((k, v) -> phases.computeIfAbsent(k, x -> new Samples()).add(v));
         Check c = check(l.table(), before);
         missed += c.missed();
         duplicates += c.duplicates();
@@ -284,6 +286,9 @@ public final class HeadViewBench {
     figures.put("live_p99_ms", Samples.round(liveLoads.p99()));
     figures.put("after_tier_p50_ms", Samples.round(afterTier.p50()));
     figures.put("after_tier_max_ms", Samples.round(afterTier.max()));
+    for (String what : List.of("live", "after_tier")) {
+      figures.put(what + "_phases_p50_ms", phaseFigures(serverPhases.get(what)));
+    }
     figures.put("missed_records", missed);
     figures.put("duplicate_records", duplicates);
     figures.put("verified_loads", verified);
@@ -472,9 +477,12 @@ public final class HeadViewBench {
     }
     System.out.printf(Locale.ROOT, "missed records %s, duplicate records %s (%s loads verified)%n",
         figures.get("missed_records"), figures.get("duplicate_records"), figures.get("verified_loads"));
-    System.out.printf(Locale.ROOT, "cold / plain consume: %.2fx; server phases cold %s, incremental %s%n",
-        (Double) figures.get("cold_load_ms_100k") / (Double) figures.get("baseline_consume_ms_100k"),
-        figures.get("cold_phases_ms"), figures.get("incremental_phases_p50_ms"));
+    System.out.printf(Locale.ROOT, "cold / plain consume: %.2fx; server phases (ms, p50):%n",
+        (Double) figures.get("cold_load_ms_100k") / (Double) figures.get("baseline_consume_ms_100k"));
+    for (String what : List.of("cold", "unchanged", "warm", "incremental", "live", "after_tier")) {
+      Object phases = figures.get(what.equals("cold") ? "cold_phases_ms" : what + "_phases_p50_ms");
+      System.out.printf(Locale.ROOT, "  %-12s %s%n", what, phases);
+    }
   }
 
   private void close() {
