@@ -1,5 +1,7 @@
 package io.floe.headview;
 
+import io.floe.headview.HeadWriter.HeadFile;
+import io.floe.headview.HeadWriter.Ranges;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableLayout;
 import java.io.IOException;
@@ -26,32 +28,25 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionField;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.RESTCatalogProperties;
 import org.apache.iceberg.rest.responses.LoadTableResponse;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PropertyUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,18 +130,6 @@ final class HeadView implements AutoCloseable {
     }
   }
 
-  /**
-   * A head data file with the Kafka partition and offset range it holds (from its partition tuple and column
-   * bounds); partition or offsets are null when the file does not say, and then it is never reused.
-   */
-  record HeadFile(DataFile file, Integer partition, Long first, Long last) {
-    boolean known() {
-      return partition != null && first != null && last != null;
-    }
-  }
-
-  /** Offsets [from[p], to[p]) per partition. */
-  private record Ranges(Map<Integer, Long> from, Map<Integer, Long> to) {}
 
   private record Retired(State state, long deleteAtNanos) {}
 
@@ -235,7 +218,8 @@ final class HeadView implements AutoCloseable {
         }
         String scratch = scratchFor(base);
         State fresh = new State(
-            baseLocation, base, Map.copyOf(from), Map.of(), new ViewOperations(base, table.io(), scratch), List.of());
+            baseLocation, base, Map.copyOf(from), Map.of(),
+            new ViewOperations(HeadWriter.withUnpartitionedSpec(base), table.io(), scratch), List.of());
         state = extend(topic, fresh, kept, reads, from, to, timings);
         log(started, kept.isEmpty() ? "built" : "rebuilt keeping " + kept.size() + " files", from, to);
         return state.metadata();
@@ -275,7 +259,8 @@ final class HeadView implements AutoCloseable {
     private boolean reusable(State old, TableMetadata base, Map<Integer, Long> from, Map<Integer, Long> to) {
       TableMetadata before = old.metadata();
       if (!Objects.equals(before.uuid(), base.uuid()) || before.currentSchemaId() != base.currentSchemaId()
-          || before.defaultSpecId() != base.defaultSpecId()) {
+          || before.defaultSpecId() != base.defaultSpecId()
+          || !before.specsById().equals(HeadWriter.withUnpartitionedSpec(base).specsById())) {
         return false;
       }
       for (Map.Entry<Integer, Long> e : old.to().entrySet()) {
@@ -290,41 +275,48 @@ final class HeadView implements AutoCloseable {
     }
 
     /**
-     * The old head's files that hold only offsets at or past a per-partition cut, and that cut (into {@code cut},
-     * for every partition of {@code from}). The cut starts at the new boundary and moves past every file that
-     * starts before it, so that no offset at or past the cut is in a dropped file: the kept files hold exactly the
-     * old head's records in [cut, old end).
+     * The old head's files that hold only offsets at or past a per-partition cut, and that cut (into {@code cut}).
+     * The cut starts at the new boundary; a file with any offset below the cut of its partition is dropped and
+     * moves the cut of each of its partitions past its last offset there, until nothing moves. Then no offset at or
+     * past a cut is in a dropped file: the kept files hold exactly the old head's records in [cut, old end).
      */
     private List<HeadFile> keptFiles(State old, Map<Integer, Long> from, Map<Integer, Long> cut) {
-      Map<Integer, List<HeadFile>> byPartition = new HashMap<>();
-      for (HeadFile f : old.files()) {
-        if (!f.known()) {
+      cut.putAll(from);
+      List<HeadFile> files = old.files();
+      for (HeadFile f : files) {
+        if (f.offsets() == null) {
           from.keySet().forEach(p -> cut.put(p, Long.MAX_VALUE));
           return List.of();
         }
-        byPartition.computeIfAbsent(f.partition(), x -> new ArrayList<>()).add(f);
+      }
+      boolean[] dropped = new boolean[files.size()];
+      for (boolean moved = true; moved; ) {
+        moved = false;
+        for (int i = 0; i < files.size(); i++) {
+          if (!dropped[i] && below(files.get(i), cut)) {
+            dropped[i] = true;
+            moved = true;
+            files.get(i).offsets().forEach((p, span) -> cut.merge(p, span.last() + 1, Math::max));
+          }
+        }
       }
       List<HeadFile> kept = new ArrayList<>();
-      from.forEach((p, start) -> {
-        List<HeadFile> files = byPartition.getOrDefault(p, List.of());
-        long c = start;
-        for (boolean moved = true; moved; ) {
-          moved = false;
-          for (HeadFile f : files) {
-            if (f.first() < c && f.last() + 1 > c) {
-              c = f.last() + 1;
-              moved = true;
-            }
-          }
+      for (int i = 0; i < files.size(); i++) {
+        if (!dropped[i]) {
+          kept.add(files.get(i));
         }
-        cut.put(p, c);
-        for (HeadFile f : files) {
-          if (f.first() >= c) {
-            kept.add(f);
-          }
-        }
-      });
+      }
       return kept;
+    }
+
+    private boolean below(HeadFile file, Map<Integer, Long> cut) {
+      for (Map.Entry<Integer, HeadWriter.Span> e : file.offsets().entrySet()) {
+        Long c = cut.get(e.getKey());
+        if (c == null || e.getValue().first() < c) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /**
@@ -336,79 +328,21 @@ final class HeadView implements AutoCloseable {
         Map<Integer, Long> to, LoadTimings timings) {
       ViewOperations ops = prior.ops();
       BaseTable view = new BaseTable(ops, id.toString(), report -> { });
-      Schema schema = view.schema();
-      PartitionSpec spec = view.spec();
-      HeadRows rows = new HeadRows(schema);
-      Map<String, String> writeProps = new HashMap<>(view.properties());
-      writeProps.putAll(config.headWriteProperties());
-      GenericFileWriterFactory writers =
-          new GenericFileWriterFactory.Builder(view)
-              .dataFileFormat(FileFormat.PARQUET)
-              .dataSchema(schema)
-              .writerProperties(writeProps)
-              .build();
-      OutputFileFactory files =
-          OutputFileFactory.builderFor(view, 0, System.nanoTime())
-              .format(FileFormat.PARQUET)
-              .operationId("head-" + UUID.randomUUID())
-              .build();
-      long targetSize =
-          PropertyUtil.propertyAsLong(
-              writeProps, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-      PartitionKey key = new PartitionKey(spec, schema);
-      InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-      FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
-      List<DataFile> written;
-      RuntimeException failure = null;
-      long[] writeNanos = new long[1];
+      HeadWriter writer = new HeadWriter(view, config.headWriteProperties());
       timings.mark("write-setup");
-      try {
-        for (Ranges range : reads) {
-          kafka.read(topic, range.from(), range.to(), r -> {
-            long t = System.nanoTime();
-            Record row = rows.toRow(r);
-            key.partition(wrapper.wrap(row));
-            writer.write(row, spec, key);
-            writeNanos[0] += System.nanoTime() - t;
-          });
-        }
-      } catch (RuntimeException e) {
-        failure = e;
-      } finally {
-        try {
-          long t = System.nanoTime();
-          writer.close();
-          writeNanos[0] += System.nanoTime() - t;
-        } catch (IOException e) {
-          if (failure == null) {
-            failure = new UncheckedIOException("Writing head files of " + id + " failed", e);
-          }
-        }
-      }
-      written = writer.result().dataFiles();
-      timings.mark("kafka-read", "parquet-write", writeNanos[0]);
-      long readDone = System.nanoTime();
-      if (failure != null) {
-        written.forEach(f -> deleteQuietly(view.io(), f.location()));
-        throw failure;
-      }
+      List<HeadFile> written = writer.write(kafka, topic, reads);
+      timings.mark("kafka-read", "parquet-write", writer.writeNanos());
       List<HeadFile> headFiles = new ArrayList<>(prior.files());
       headFiles.addAll(reused);
+      headFiles.addAll(written);
       if (written.isEmpty() && reused.isEmpty()) {
         return new State(prior.baseLocation(), prior.metadata(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
       }
       AppendFiles append = view.newFastAppend();
       reused.forEach(f -> append.appendFile(f.file()));
-      written.forEach(f -> {
-        append.appendFile(f);
-        headFiles.add(headFile(schema, view.specs().get(f.specId()), f));
-      });
+      written.forEach(f -> append.appendFile(f.file()));
       append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
       timings.mark("append");
-      if (LOG.isTraceEnabled()) {
-        LOG.trace("{}: read+write {} files, then append {} ms", id, written.size(), (System.nanoTime() - readDone) / 1_000_000);
-      }
       return new State(prior.baseLocation(), ops.current(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
     }
 
@@ -514,18 +448,6 @@ final class HeadView implements AutoCloseable {
     } else {
       readMaxOffsets(table, schema, file, next);
     }
-  }
-
-  private static HeadFile headFile(Schema schema, PartitionSpec spec, DataFile file) {
-    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
-    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
-    Integer partition = identityPartition(spec, file, partitionId);
-    if (partition == null) {
-      Integer lower = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
-      partition = Objects.equals(lower, bound(file.upperBounds(), partitionId, Types.IntegerType.get())) ? lower : null;
-    }
-    return new HeadFile(file, partition, bound(file.lowerBounds(), offsetId, Types.LongType.get()),
-        bound(file.upperBounds(), offsetId, Types.LongType.get()));
   }
 
   private static Integer identityPartition(PartitionSpec spec, DataFile file, int sourceId) {
