@@ -208,7 +208,7 @@ final class HeadView implements AutoCloseable {
             toCut.put(p, Math.min(c, to.get(p)));
             afterOld.put(p, Math.max(c, old.to().getOrDefault(p, c)));
           }
-          reads = List.of(new Ranges(from, toCut), new Ranges(afterOld, to));
+          reads = List.of(new Ranges(from, toCut, true), new Ranges(afterOld, to));
         }
         if (old != null) {
           Set<String> carried = new HashSet<>();

@@ -94,7 +94,7 @@ public final class HeadViewConfig {
           "write.parquet.compression-level", "1",
           "write.parquet.dict-encoding-enabled.column.key", "false",
           "write.parquet.dict-encoding-enabled.column.value", "false",
-          "write.target-file-size-bytes", Long.toString(8L << 20));
+          "write.target-file-size-bytes", Long.toString(4L << 20));
 
   public static HeadViewConfig of(Map<String, String> props) {
     return new HeadViewConfig(props);

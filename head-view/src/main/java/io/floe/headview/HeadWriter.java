@@ -46,8 +46,16 @@ final class HeadWriter {
   /** A head data file and, per Kafka partition, the offsets it holds; null when unknown (never reused then). */
   record HeadFile(DataFile file, Map<Integer, Span> offsets) {}
 
-  /** Offsets [from[p], to[p]) per partition. */
-  record Ranges(Map<Integer, Long> from, Map<Integer, Long> to) {
+  /**
+   * Offsets [from[p], to[p]) per partition. {@code again}: records an earlier head held, read again because a file
+   * that held them was dropped; they are next in line to be tiered, one partition at a time, so they never go to a
+   * file shared by several partitions.
+   */
+  record Ranges(Map<Integer, Long> from, Map<Integer, Long> to, boolean again) {
+    Ranges(Map<Integer, Long> from, Map<Integer, Long> to) {
+      this(from, to, false);
+    }
+
     long records() {
       long n = 0;
       for (Map.Entry<Integer, Long> e : from.entrySet()) {
@@ -97,21 +105,37 @@ final class HeadWriter {
     return writeNanos;
   }
 
-  /** Reads the ranges from Kafka and writes them; on failure, deletes what it wrote. */
+  /**
+   * Reads the ranges from Kafka and writes them, each range to files of its own (a file never spans two ranges, so
+   * it never holds offsets far apart); on failure, deletes what it wrote.
+   */
   List<HeadFile> write(KafkaHead kafka, String topic, List<Ranges> reads) {
-    long records = 0;
-    int partitions = 0;
-    for (Ranges r : reads) {
-      records += r.records();
-      for (Map.Entry<Integer, Long> e : r.from().entrySet()) {
-        partitions += r.to().getOrDefault(e.getKey(), e.getValue()) > e.getValue() ? 1 : 0;
+    List<HeadFile> out = new ArrayList<>();
+    try {
+      for (Ranges range : reads) {
+        out.addAll(write(kafka, topic, range));
       }
+      return out;
+    } catch (RuntimeException e) {
+      out.forEach(f -> deleteQuietly(view.io(), f.file().location()));
+      throw e;
+    }
+  }
+
+  private List<HeadFile> write(KafkaHead kafka, String topic, Ranges range) {
+    int partitions = 0;
+    for (Map.Entry<Integer, Long> e : range.from().entrySet()) {
+      partitions += range.to().getOrDefault(e.getKey(), e.getValue()) > e.getValue() ? 1 : 0;
+    }
+    if (partitions == 0) {
+      return List.of();
     }
     PartitionSpec single = unpartitionedSpec();
-    if (single != null && (view.spec().isUnpartitioned() || (partitions > 1 && records <= SINGLE_FILE_MAX_RECORDS))) {
-      return writeSingle(kafka, topic, reads, single);
+    boolean small = partitions > 1 && range.records() <= SINGLE_FILE_MAX_RECORDS && !range.again();
+    if (single != null && (view.spec().isUnpartitioned() || small)) {
+      return writeSingle(kafka, topic, range, single);
     }
-    return writePartitioned(kafka, topic, reads);
+    return writePartitioned(kafka, topic, range);
   }
 
   private PartitionSpec unpartitionedSpec() {
@@ -123,7 +147,7 @@ final class HeadWriter {
     return null;
   }
 
-  private List<HeadFile> writePartitioned(KafkaHead kafka, String topic, List<Ranges> reads) {
+  private List<HeadFile> writePartitioned(KafkaHead kafka, String topic, Ranges range) {
     PartitionSpec spec = view.spec();
     HeadRows rows = new HeadRows(schema);
     PartitionKey key = new PartitionKey(spec, schema);
@@ -135,15 +159,13 @@ final class HeadWriter {
     FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
     RuntimeException failure = null;
     try {
-      for (Ranges range : reads) {
-        kafka.read(topic, range.from(), range.to(), r -> {
-          long t = System.nanoTime();
-          Record row = rows.toRow(r);
-          key.partition(wrapper.wrap(row));
-          writer.write(row, spec, key);
-          writeNanos += System.nanoTime() - t;
-        });
-      }
+      kafka.read(topic, range.from(), range.to(), r -> {
+        long t = System.nanoTime();
+        Record row = rows.toRow(r);
+        key.partition(wrapper.wrap(row));
+        writer.write(row, spec, key);
+        writeNanos += System.nanoTime() - t;
+      });
     } catch (RuntimeException e) {
       failure = e;
     } finally {
@@ -161,23 +183,21 @@ final class HeadWriter {
     return out;
   }
 
-  private List<HeadFile> writeSingle(KafkaHead kafka, String topic, List<Ranges> reads, PartitionSpec spec) {
+  private List<HeadFile> writeSingle(KafkaHead kafka, String topic, Ranges range, PartitionSpec spec) {
     HeadRows rows = new HeadRows(schema);
     DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), spec, null);
     Map<Integer, Span> offsets = new TreeMap<>();
     long[] count = new long[1];
     RuntimeException failure = null;
     try {
-      for (Ranges range : reads) {
-        kafka.read(topic, range.from(), range.to(), r -> {
-          long t = System.nanoTime();
-          writer.write(rows.toRow(r));
-          offsets.merge(r.partition(), new Span(r.offset(), r.offset()),
-              (a, b) -> new Span(Math.min(a.first(), b.first()), Math.max(a.last(), b.last())));
-          count[0]++;
-          writeNanos += System.nanoTime() - t;
-        });
-      }
+      kafka.read(topic, range.from(), range.to(), r -> {
+        long t = System.nanoTime();
+        writer.write(rows.toRow(r));
+        offsets.merge(r.partition(), new Span(r.offset(), r.offset()),
+            (a, b) -> new Span(Math.min(a.first(), b.first()), Math.max(a.last(), b.last())));
+        count[0]++;
+        writeNanos += System.nanoTime() - t;
+      });
     } catch (RuntimeException e) {
       failure = e;
     } finally {

@@ -37,6 +37,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.responses.LoadTableResponseParser;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -144,11 +145,12 @@ public final class HeadViewBench {
     TopicTables tables = new TopicTables(catalog, TopicTableOptions.builder().build());
     String topicId;
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1), new NewTopic(WARMUP_TOPIC, 1, (short) 1)))
-          .all().get();
-      topicId = admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC).topicId().toString();
-      tables.resolve(WARMUP_TOPIC,
-          admin.describeTopics(List.of(WARMUP_TOPIC)).allTopicNames().get().get(WARMUP_TOPIC).topicId().toString());
+      // Topic ids from the create response: a describe right after may not find the topic yet.
+      CreateTopicsResult created =
+          admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1), new NewTopic(WARMUP_TOPIC, 1, (short) 1)));
+      created.all().get();
+      topicId = created.topicId(TOPIC).get().toString();
+      tables.resolve(WARMUP_TOPIC, created.topicId(WARMUP_TOPIC).get().toString());
     }
     real = tables.resolve(TOPIC, topicId);
     io = real.io();
