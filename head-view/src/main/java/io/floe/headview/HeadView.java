@@ -27,6 +27,8 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -407,8 +409,18 @@ final class HeadView implements AutoCloseable {
         if (p != null && end != null) {
           next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
         }
-        for (DataFile file : s.addedDataFiles(table.io())) {
-          fileBound(table, base, file, next);
+        // The manifests this snapshot wrote: its added files (and, for a merged manifest, files still live that it
+        // carried over, whose offsets are in the table anyway).
+        for (ManifestFile manifest : s.dataManifests(table.io())) {
+          if (manifest.snapshotId() != null && manifest.snapshotId() == s.snapshotId()) {
+            try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), base.specsById())) {
+              for (DataFile file : files) {
+                fileBound(table, base, file, next);
+              }
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
         }
       }
       return next;
