@@ -132,7 +132,6 @@ final class HeadView implements AutoCloseable {
     }
   }
 
-
   private record Retired(State state, long deleteAtNanos) {}
 
   private final class Entry {
@@ -212,17 +211,23 @@ final class HeadView implements AutoCloseable {
           }
           reads = List.of(new Ranges(from, toCut, true), new Ranges(afterOld, to));
         }
-        if (old != null) {
-          Set<String> carried = new HashSet<>();
-          kept.forEach(f -> carried.add(f.file().location()));
-          retire(new State(old.baseLocation(), old.metadata(), old.from(), old.to(), old.ops(),
-              old.files().stream().filter(f -> !carried.contains(f.file().location())).toList()));
-        }
         String scratch = scratchFor(base);
         State fresh = new State(
             baseLocation, base, Map.copyOf(from), Map.of(),
             new ViewOperations(HeadWriter.withUnpartitionedSpec(base), table.io(), scratch), List.of());
-        state = extend(topic, fresh, kept, reads, from, to, timings);
+        try {
+          state = extend(topic, fresh, kept, reads, from, to, timings);
+        } finally {
+          if (old != null) {
+            // The files the new head carries over are its own now; if building it failed, they all go.
+            Set<String> carried = new HashSet<>();
+            if (state != null) {
+              kept.forEach(f -> carried.add(f.file().location()));
+            }
+            retire(new State(old.baseLocation(), old.metadata(), old.from(), old.to(), old.ops(),
+                old.files().stream().filter(f -> !carried.contains(f.file().location())).toList()));
+          }
+        }
         log(started, kept.isEmpty() ? "built" : "rebuilt keeping " + kept.size() + " files", from, to);
         return state.metadata();
       } catch (KafkaHead.KafkaUnavailableException e) {
@@ -343,7 +348,12 @@ final class HeadView implements AutoCloseable {
       AppendFiles append = view.newFastAppend();
       reused.forEach(f -> append.appendFile(f.file()));
       written.forEach(f -> append.appendFile(f.file()));
-      append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
+      try {
+        append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
+      } catch (RuntimeException e) {
+        written.forEach(f -> deleteQuietly(view.io(), f.file().location()));
+        throw e;
+      }
       timings.mark("append");
       return new State(prior.baseLocation(), ops.current(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
     }
