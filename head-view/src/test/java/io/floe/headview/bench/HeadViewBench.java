@@ -497,5 +497,11 @@ public final class HeadViewBench {
         System.err.println("close: " + e);
       }
     }
+    // The warehouse (catalog, tiered and head files): a full run leaves a few hundred MiB otherwise.
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException e) {
+      System.err.println("Could not delete " + dir + ": " + e);
+    }
   }
 }
