@@ -1,5 +1,7 @@
 package io.floe.headview;
 
+import io.floe.headview.HeadWriter.HeadFile;
+import io.floe.headview.HeadWriter.Ranges;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableLayout;
 import io.floe.iceberg.TopicTableOptions;
@@ -9,9 +11,11 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,34 +29,30 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionField;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.RESTCatalogProperties;
 import org.apache.iceberg.rest.responses.LoadTableResponse;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PropertyUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +73,11 @@ final class HeadView implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeadView.class);
   static final String SUMMARY_HEAD = "floe.head";
   static final String SUMMARY_HEAD_OFFSETS = "floe.head-offsets";
+  /**
+   * Extensions append a snapshot each; past this many the head is rebuilt as one snapshot over the same files, so
+   * that the metadata (written and sent on every load) stays small while the real table does not move.
+   */
+  static final int MAX_HEAD_SNAPSHOTS = 8;
 
   private final Catalog catalog;
   private final TopicTables topicTables;
@@ -98,12 +103,17 @@ final class HeadView implements AutoCloseable {
   }
 
   LoadTableResponse loadTable(TableIdentifier id) {
+    return loadTable(id, new LoadTimings());
+  }
+
+  LoadTableResponse loadTable(TableIdentifier id, LoadTimings timings) {
     Table table;
     try {
       table = catalog.loadTable(id);
     } catch (NoSuchTableException e) {
       table = untieredTopicTable(id, e);
     }
+    timings.mark("catalog");
     if (table instanceof org.apache.iceberg.BaseMetadataTable) {
       // REST clients load a metadata table (t.snapshots, t.files...) by loading t itself.
       throw new org.apache.iceberg.exceptions.NoSuchTableException("Table does not exist: %s", id);
@@ -119,7 +129,7 @@ final class HeadView implements AutoCloseable {
     Entry entry = entries.computeIfAbsent(id, Entry::new);
     TableMetadata view;
     synchronized (entry) {
-      view = entry.load(table, base, topic);
+      view = entry.load(table, base, topic, timings);
     }
     return LoadTableResponse.builder().withTableMetadata(view).build();
   }
@@ -159,9 +169,15 @@ final class HeadView implements AutoCloseable {
     }
   }
 
-  /** One cached head: what it was built on and for, and the files it wrote. */
+  /** One cached head: what it was built on and for, and its data files. */
   private record State(
-      String baseLocation, TableMetadata metadata, Map<Integer, Long> to, ViewOperations ops, List<String> dataFiles) {}
+      String baseLocation, TableMetadata metadata, Map<Integer, Long> from, Map<Integer, Long> to, ViewOperations ops,
+      List<HeadFile> files) {
+
+    List<String> dataFileLocations() {
+      return files.stream().map(f -> f.file().location()).toList();
+    }
+  }
 
   private record Retired(State state, long deleteAtNanos) {}
 
@@ -176,10 +192,11 @@ final class HeadView implements AutoCloseable {
       this.id = id;
     }
 
-    TableMetadata load(Table table, TableMetadata base, String topic) {
+    TableMetadata load(Table table, TableMetadata base, String topic, LoadTimings timings) {
       long started = System.nanoTime();
       lastUsedNanos = started;
       Map<Integer, Long> next = committedNext(table, base);
+      timings.mark("bounds");
       try {
         KafkaHead.TopicInfo info = kafka.describe(topic);
         if (info == null) {
@@ -194,7 +211,9 @@ final class HeadView implements AutoCloseable {
           return base;
         }
         long described = System.nanoTime();
+        timings.mark("kafka-describe");
         KafkaHead.Offsets offsets = kafka.offsets(topic, info.partitions());
+        timings.mark("kafka-offsets");
         if (LOG.isTraceEnabled()) {
           LOG.trace("{}: bounds+describe {} ms, offsets {} ms", id, (described - started) / 1_000_000,
               (System.nanoTime() - described) / 1_000_000);
@@ -211,24 +230,52 @@ final class HeadView implements AutoCloseable {
           if (state.to().equals(to)) {
             return state.metadata();
           }
-          if (grows(state.to(), to)) {
+          if (grows(state.to(), to)
+              && state.metadata().snapshots().size() - base.snapshots().size() < MAX_HEAD_SNAPSHOTS) {
             Map<Integer, Long> newFrom = new TreeMap<>();
             from.forEach((p, f) -> newFrom.put(p, Math.max(f, state.to().getOrDefault(p, f))));
-            state = extend(table, topic, state, newFrom, to);
+            state = extend(topic, state, List.of(), List.of(new Ranges(newFrom, to)), newFrom, to, timings);
             log(started, "extended", newFrom, to);
             return state.metadata();
           }
         }
         State old = state;
         state = null;
-        if (old != null) {
-          retire(old);
+        List<HeadFile> kept = List.of();
+        List<Ranges> reads = List.of(new Ranges(from, to));
+        if (old != null && reusable(old, base, from, to)) {
+          // The committed table moved on (a segment was tiered): keep the old head's files that lie wholly past the
+          // new boundary, read only what is not in them.
+          Map<Integer, Long> cut = new TreeMap<>();
+          kept = keptFiles(old, from, cut);
+          Map<Integer, Long> toCut = new TreeMap<>();
+          Map<Integer, Long> afterOld = new TreeMap<>();
+          for (Map.Entry<Integer, Long> e : from.entrySet()) {
+            int p = e.getKey();
+            long c = cut.get(p);
+            toCut.put(p, Math.min(c, to.get(p)));
+            afterOld.put(p, Math.max(c, old.to().getOrDefault(p, c)));
+          }
+          reads = List.of(new Ranges(from, toCut, true), new Ranges(afterOld, to));
         }
         String scratch = scratchFor(base);
         State fresh = new State(
-            baseLocation, base, Map.of(), new ViewOperations(base, table.io(), scratch), List.of());
-        state = extend(table, topic, fresh, from, to);
-        log(started, "built", from, to);
+            baseLocation, base, Map.copyOf(from), Map.of(),
+            new ViewOperations(HeadWriter.withUnpartitionedSpec(base), table.io(), scratch), List.of());
+        try {
+          state = extend(topic, fresh, kept, reads, from, to, timings);
+        } finally {
+          if (old != null) {
+            // The files the new head carries over are its own now; if building it failed, they all go.
+            Set<String> carried = new HashSet<>();
+            if (state != null) {
+              kept.forEach(f -> carried.add(f.file().location()));
+            }
+            retire(new State(old.baseLocation(), old.metadata(), old.from(), old.to(), old.ops(),
+                old.files().stream().filter(f -> !carried.contains(f.file().location())).toList()));
+          }
+        }
+        log(started, kept.isEmpty() ? "built" : "rebuilt keeping " + kept.size() + " files", from, to);
         return state.metadata();
       } catch (KafkaHead.KafkaUnavailableException e) {
         if (config.onKafkaError() == HeadViewConfig.OnKafkaError.COMMITTED) {
@@ -259,66 +306,103 @@ final class HeadView implements AutoCloseable {
       return true;
     }
 
-    /** Writes the records [from, to) as head files and appends them to the state's view. */
-    private State extend(Table table, String topic, State prior, Map<Integer, Long> from, Map<Integer, Long> to) {
-      ViewOperations ops = prior.ops();
-      BaseTable view = new BaseTable(ops, id.toString(), report -> { });
-      Schema schema = view.schema();
-      PartitionSpec spec = view.spec();
-      HeadRows rows = new HeadRows(schema);
-      GenericFileWriterFactory writers =
-          new GenericFileWriterFactory.Builder(view).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build();
-      OutputFileFactory files =
-          OutputFileFactory.builderFor(view, 0, System.nanoTime())
-              .format(FileFormat.PARQUET)
-              .operationId("head-" + UUID.randomUUID())
-              .build();
-      long targetSize =
-          PropertyUtil.propertyAsLong(
-              view.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-      PartitionKey key = new PartitionKey(spec, schema);
-      InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-      FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
-      List<DataFile> written;
-      RuntimeException failure = null;
-      try {
-        kafka.read(topic, from, to, r -> {
-          Record row = rows.toRow(r);
-          key.partition(wrapper.wrap(row));
-          writer.write(row, spec, key);
-        });
-      } catch (RuntimeException e) {
-        failure = e;
-      } finally {
-        try {
-          writer.close();
-        } catch (IOException e) {
-          if (failure == null) {
-            failure = new UncheckedIOException("Writing head files of " + id + " failed", e);
+    /**
+     * Whether the old head's files may be carried over to a head on {@code base}: same table, schema and spec, no
+     * partition's start went back (a rolled-back table) and no partition's end went back (a truncated log).
+     */
+    private boolean reusable(State old, TableMetadata base, Map<Integer, Long> from, Map<Integer, Long> to) {
+      TableMetadata before = old.metadata();
+      if (!Objects.equals(before.uuid(), base.uuid()) || before.currentSchemaId() != base.currentSchemaId()
+          || before.defaultSpecId() != base.defaultSpecId()
+          || !before.specsById().equals(HeadWriter.withUnpartitionedSpec(base).specsById())) {
+        return false;
+      }
+      for (Map.Entry<Integer, Long> e : old.to().entrySet()) {
+        Long now = to.get(e.getKey());
+        Long start = from.get(e.getKey());
+        Long oldStart = old.from().get(e.getKey());
+        if (now == null || now < e.getValue() || start == null || oldStart == null || start < oldStart) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * The old head's files that hold only offsets at or past a per-partition cut, and that cut (into {@code cut}).
+     * The cut starts at the new boundary; a file with any offset below the cut of its partition is dropped and
+     * moves the cut of each of its partitions past its last offset there, until nothing moves. Then no offset at or
+     * past a cut is in a dropped file: the kept files hold exactly the old head's records in [cut, old end).
+     */
+    private List<HeadFile> keptFiles(State old, Map<Integer, Long> from, Map<Integer, Long> cut) {
+      cut.putAll(from);
+      List<HeadFile> files = old.files();
+      for (HeadFile f : files) {
+        if (f.offsets() == null) {
+          from.keySet().forEach(p -> cut.put(p, Long.MAX_VALUE));
+          return List.of();
+        }
+      }
+      boolean[] dropped = new boolean[files.size()];
+      for (boolean moved = true; moved; ) {
+        moved = false;
+        for (int i = 0; i < files.size(); i++) {
+          if (!dropped[i] && below(files.get(i), cut)) {
+            dropped[i] = true;
+            moved = true;
+            files.get(i).offsets().forEach((p, span) -> cut.merge(p, span.last() + 1, Math::max));
           }
         }
       }
-      written = writer.result().dataFiles();
-      long readDone = System.nanoTime();
-      if (failure != null) {
-        written.forEach(f -> deleteQuietly(view.io(), f.location()));
-        throw failure;
+      List<HeadFile> kept = new ArrayList<>();
+      for (int i = 0; i < files.size(); i++) {
+        if (!dropped[i]) {
+          kept.add(files.get(i));
+        }
       }
-      List<String> dataFiles = new ArrayList<>(prior.dataFiles());
-      if (written.isEmpty()) {
-        return new State(prior.baseLocation(), prior.metadata(), Map.copyOf(to), ops, List.copyOf(dataFiles));
+      return kept;
+    }
+
+    private boolean below(HeadFile file, Map<Integer, Long> cut) {
+      for (Map.Entry<Integer, HeadWriter.Span> e : file.offsets().entrySet()) {
+        Long c = cut.get(e.getKey());
+        if (c == null || e.getValue().first() < c) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /**
+     * Writes the records of {@code reads} as head files and appends them, with {@code reused} files of an earlier
+     * head, to the state's view in one snapshot whose summary names [from, to).
+     */
+    private State extend(
+        String topic, State prior, List<HeadFile> reused, List<Ranges> reads, Map<Integer, Long> from,
+        Map<Integer, Long> to, LoadTimings timings) {
+      ViewOperations ops = prior.ops();
+      BaseTable view = new BaseTable(ops, id.toString(), report -> { });
+      HeadWriter writer = new HeadWriter(view, config.headWriteProperties());
+      timings.mark("write-setup");
+      List<HeadFile> written = writer.write(kafka, topic, reads);
+      timings.mark("kafka-read", "parquet-write", writer.writeNanos());
+      List<HeadFile> headFiles = new ArrayList<>(prior.files());
+      headFiles.addAll(reused);
+      headFiles.addAll(written);
+      if (written.isEmpty() && reused.isEmpty()) {
+        return new State(prior.baseLocation(), prior.metadata(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
       }
       AppendFiles append = view.newFastAppend();
-      written.forEach(f -> {
-        append.appendFile(f);
-        dataFiles.add(f.location());
-      });
-      append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
-      if (LOG.isTraceEnabled()) {
-        LOG.trace("{}: read+write {} files, then append {} ms", id, written.size(), (System.nanoTime() - readDone) / 1_000_000);
+      reused.forEach(f -> append.appendFile(f.file()));
+      written.forEach(f -> append.appendFile(f.file()));
+      try {
+        append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, ranges(from, to)).commit();
+      } catch (RuntimeException e) {
+        written.forEach(f -> deleteQuietly(view.io(), f.file().location()));
+        throw e;
       }
-      return new State(prior.baseLocation(), ops.current(), Map.copyOf(to), ops, List.copyOf(dataFiles));
+      timings.mark("append");
+      return new State(prior.baseLocation(), ops.current(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
     }
 
     /** Per partition, the offset after the last one the committed snapshot holds (absent: none). */
@@ -328,7 +412,13 @@ final class HeadView implements AutoCloseable {
       if (snapshotId == boundsSnapshotId) {
         return committedNext;
       }
-      Map<Integer, Long> next = new HashMap<>();
+      Map<Integer, Long> next = current == null ? null : boundsSince(table, base, current);
+      if (next != null) {
+        boundsSnapshotId = snapshotId;
+        committedNext = Map.copyOf(next);
+        return committedNext;
+      }
+      next = new HashMap<>();
       if (current != null) {
         for (Snapshot s : SnapshotUtil.ancestorsOf(snapshotId, base::snapshot)) {
           String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
@@ -343,6 +433,55 @@ final class HeadView implements AutoCloseable {
       committedNext = Map.copyOf(next);
       return committedNext;
     }
+
+    /**
+     * The boundaries of {@code current} from the cached ones, when it descends from the cached snapshot through
+     * snapshots that only added files (the plugin's commits): the cached maxima plus those snapshots' summaries
+     * and added files, instead of planning a scan of the whole table. Null when that does not apply.
+     */
+    private Map<Integer, Long> boundsSince(Table table, TableMetadata base, Snapshot current) {
+      if (boundsSnapshotId < 0) {
+        return null;
+      }
+      List<Snapshot> newer = new ArrayList<>();
+      boolean found = false;
+      for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), base::snapshot)) {
+        if (s.snapshotId() == boundsSnapshotId) {
+          found = true;
+          break;
+        }
+        String deleted = s.summary().get(SnapshotSummary.DELETED_FILES_PROP);
+        if (deleted != null && !deleted.equals("0")) {
+          return null;
+        }
+        newer.add(s);
+      }
+      if (!found) {
+        return null;
+      }
+      Map<Integer, Long> next = new HashMap<>(committedNext);
+      for (Snapshot s : newer) {
+        String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
+        String end = s.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
+        if (p != null && end != null) {
+          next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
+        }
+        // The manifests this snapshot wrote: its added files (and, for a merged manifest, files still live that it
+        // carried over, whose offsets are in the table anyway).
+        for (ManifestFile manifest : s.dataManifests(table.io())) {
+          if (manifest.snapshotId() != null && manifest.snapshotId() == s.snapshotId()) {
+            try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), base.specsById())) {
+              for (DataFile file : files) {
+                fileBound(table, base, file, next);
+              }
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        }
+      }
+      return next;
+    }
   }
 
   /**
@@ -350,30 +489,33 @@ final class HeadView implements AutoCloseable {
    * bounds, or by reading the offset column of a file that has none.
    */
   private static void fileBounds(Table table, TableMetadata base, long snapshotId, Map<Integer, Long> next) {
-    Schema schema = base.schema();
-    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
-    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
       for (FileScanTask task : tasks) {
-        DataFile file = task.file();
-        Integer partition = identityPartition(base.spec(file.specId()), file, partitionId);
-        if (partition == null) {
-          partition = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
-          Integer upper = bound(file.upperBounds(), partitionId, Types.IntegerType.get());
-          if (!Objects.equals(partition, upper)) {
-            partition = null;
-          }
-        }
-        Long maxOffset = bound(file.upperBounds(), offsetId, Types.LongType.get());
-        if (partition != null && maxOffset != null) {
-          next.merge(partition, maxOffset + 1, Math::max);
-        } else {
-          readMaxOffsets(table, schema, file, next);
-        }
+        fileBound(table, base, task.file(), next);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void fileBound(Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
+    Schema schema = base.schema();
+    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
+    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
+    Integer partition = identityPartition(base.spec(file.specId()), file, partitionId);
+    if (partition == null) {
+      partition = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
+      Integer upper = bound(file.upperBounds(), partitionId, Types.IntegerType.get());
+      if (!Objects.equals(partition, upper)) {
+        partition = null;
+      }
+    }
+    Long maxOffset = bound(file.upperBounds(), offsetId, Types.LongType.get());
+    if (partition != null && maxOffset != null) {
+      next.merge(partition, maxOffset + 1, Math::max);
+    } else {
+      readMaxOffsets(table, schema, file, next);
     }
   }
 
@@ -498,10 +640,10 @@ final class HeadView implements AutoCloseable {
   private static void delete(State state) {
     List<String> files;
     try {
-      files = filesOf(state.ops(), state.dataFiles());
+      files = filesOf(state.ops(), state.dataFileLocations());
     } catch (RuntimeException e) {
       LOG.warn("Could not list the files of head {}: {}", state.ops().scratch(), e.toString());
-      files = state.dataFiles();
+      files = state.dataFileLocations();
     }
     files.forEach(f -> deleteQuietly(state.ops().io(), f));
     LOG.debug("Deleted head {} ({} files)", state.ops().scratch(), files.size());

@@ -26,6 +26,7 @@ public final class HeadViewConfig {
   public static final String IDLE_TTL_MS = "head.idle-ttl-ms";
   public static final String KAFKA_TIMEOUT_MS = "head.kafka-timeout-ms";
   public static final String ON_KAFKA_ERROR = "head.on-kafka-error";
+  public static final String HEAD_WRITE_PREFIX = "head.write.";
   public static final String ICEBERG_PREFIX = "iceberg.";
   public static final String KAFKA_PREFIX = "kafka.";
   public static final String CLIENT_PREFIX = "client.";
@@ -47,6 +48,7 @@ public final class HeadViewConfig {
   private final Map<String, String> catalogProperties;
   private final Map<String, String> kafkaProperties;
   private final Map<String, String> clientDefaults;
+  private final Map<String, String> headWriteProperties;
 
   private HeadViewConfig(Map<String, String> props) {
     this.listenHost = props.getOrDefault(LISTEN_HOST, "127.0.0.1");
@@ -75,6 +77,9 @@ public final class HeadViewConfig {
     this.catalogProperties = withPrefix(props, ICEBERG_PREFIX);
     this.kafkaProperties = withPrefix(props, KAFKA_PREFIX);
     this.clientDefaults = withPrefix(props, CLIENT_PREFIX);
+    Map<String, String> write = new TreeMap<>(HEAD_WRITE_DEFAULTS);
+    withPrefix(props, HEAD_WRITE_PREFIX).forEach((k, v) -> write.put("write." + k, v));
+    this.headWriteProperties = Map.copyOf(write);
     if (catalogProperties.isEmpty()) {
       throw new IllegalArgumentException(
           "No iceberg.* catalog properties: set at least iceberg.type (or iceberg.catalog-impl), iceberg.uri and"
@@ -84,6 +89,19 @@ public final class HeadViewConfig {
       throw new IllegalArgumentException("kafka.bootstrap.servers is not set");
     }
   }
+
+  /**
+   * Iceberg write properties of head files, over the table's own. Head files are short-lived scratch: a cheap codec
+   * level, no dictionary for the (usually unique) key and value bytes, and files small enough that the part the
+   * real table passes by is cheap to rewrite.
+   */
+  static final Map<String, String> HEAD_WRITE_DEFAULTS =
+      Map.of(
+          "write.parquet.compression-codec", "zstd",
+          "write.parquet.compression-level", "1",
+          "write.parquet.dict-encoding-enabled.column.key", "false",
+          "write.parquet.dict-encoding-enabled.column.value", "false",
+          "write.target-file-size-bytes", Long.toString(4L << 20));
 
   public static HeadViewConfig of(Map<String, String> props) {
     return new HeadViewConfig(props);
@@ -157,6 +175,8 @@ public final class HeadViewConfig {
   public Map<String, String> catalogProperties() { return catalogProperties; }
   public Map<String, String> kafkaProperties() { return kafkaProperties; }
   public Map<String, String> clientDefaults() { return clientDefaults; }
+  /** Iceberg {@code write.*} properties for head files, over the table's: defaults plus {@code head.write.*}. */
+  public Map<String, String> headWriteProperties() { return headWriteProperties; }
 
   @Override
   public String toString() {

@@ -16,10 +16,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -116,16 +120,35 @@ final class KafkaHead implements AutoCloseable {
     }
   }
 
-  /** Log start offsets and last stable offsets (read_committed end offsets) of the partitions. */
-  Offsets offsets(String topic, List<Integer> partitions) {
-    return withConsumer(c -> {
-      List<TopicPartition> tps = partitions.stream().map(p -> new TopicPartition(topic, p)).toList();
-      Map<Integer, Long> start = new HashMap<>();
-      Map<Integer, Long> end = new HashMap<>();
-      c.beginningOffsets(tps, timeout).forEach((tp, o) -> start.put(tp.partition(), o));
-      c.endOffsets(tps, timeout).forEach((tp, o) -> end.put(tp.partition(), o));
-      return new Offsets(start, end);
-    });
+  /**
+   * Log start offsets and last stable offsets (read_committed end offsets) of the partitions, both asked at once
+   * through the admin client (a consumer asking for a topic it has not seen yet first waits for a metadata update,
+   * about 500 ms).
+   */
+  Offsets offsets(String topic, List<Integer> partitions) throws InterruptedException {
+    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p : partitions) {
+      earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
+      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    }
+    ListOffsetsOptions committed = new ListOffsetsOptions(IsolationLevel.READ_COMMITTED);
+    ListOffsetsResult start = admin.listOffsets(earliest, committed);
+    ListOffsetsResult end = admin.listOffsets(latest, committed);
+    return new Offsets(offsetsOf(topic, start), offsetsOf(topic, end));
+  }
+
+  private Map<Integer, Long> offsetsOf(String topic, ListOffsetsResult result) throws InterruptedException {
+    Map<Integer, Long> out = new HashMap<>();
+    try {
+      result.all().get(timeout.toMillis(), TimeUnit.MILLISECONDS).forEach((tp, info) -> out.put(tp.partition(), info.offset()));
+      return out;
+    } catch (ExecutionException e) {
+      throw new KafkaUnavailableException("Could not list the offsets of topic " + topic + ": " + e.getCause(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new KafkaUnavailableException(
+          "Kafka did not answer within " + timeout.toMillis() + " ms (list offsets of topic " + topic + ")", e);
+    }
   }
 
   /**

@@ -180,6 +180,40 @@ class HeadViewServerTest {
   }
 
   @Test
+  void smallIncrementsShareOneFileAndATierCommitKeepsOnlyWhatLiesPastIt() throws Exception {
+    String topic = "many_parts";
+    String topicId = createTopic(topic, 3);
+    Table real = topicTables.resolve(topic, topicId);
+    TableIdentifier id = TableIdentifier.of("kafka", topic);
+    produce(topic, 3, 0, 20);
+    assertRows(read(client.loadTable(id)), 3, 20);
+
+    // An increment over three partitions is one data file of the unpartitioned spec the view adds.
+    produce(topic, 3, 20, 10);
+    Table second = client.loadTable(id);
+    assertRows(read(second), 3, 30);
+    assertThat(second.currentSnapshot().addedDataFiles(second.io())).hasSize(1)
+        .allMatch(f -> second.specs().get(f.specId()).isUnpartitioned());
+    assertThat(second.spec().isPartitioned()).isTrue();
+
+    // Partition 0 is tiered up to 25: both shared files hold offsets below it, so they are dropped and the cuts
+    // of every partition move past them; no gap, no duplicate.
+    commitTiered(real, topic, 0, 0, 25);
+    Table third = client.loadTable(id);
+    assertRows(read(third), 3, 30);
+    assertThat(third.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-29,1:0-29,2:0-29");
+
+    // Many small increments: the head keeps at most MAX_HEAD_SNAPSHOTS snapshots on top of the real table.
+    for (int i = 0; i < HeadView.MAX_HEAD_SNAPSHOTS + 3; i++) {
+      produce(topic, 3, 30 + i, 1);
+      Table t = client.loadTable(id);
+      real.refresh();
+      assertThat(t.snapshots()).hasSizeLessThanOrEqualTo(real.history().size() + HeadView.MAX_HEAD_SNAPSHOTS);
+    }
+    assertRows(read(client.loadTable(id)), 3, 30 + HeadView.MAX_HEAD_SNAPSHOTS + 3);
+  }
+
+  @Test
   void abortedTransactionsNeverShowAndAnEmptyTableGetsItsWholeHead() throws Exception {
     String topic = "payments";
     String topicId = createTopic(topic, 1);

@@ -1,0 +1,81 @@
+package io.floe.headview.bench;
+
+import io.floe.headview.HeadRows;
+import io.floe.iceberg.SegmentCommitter;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Stands in for the plugin's copy path: commits offsets [from, to) of one partition to the real table as one
+ * snapshot with the summary the plugin's committer writes, the rows read back from the broker.
+ */
+final class Tierer implements AutoCloseable {
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final String topic;
+  private int fileCounter;
+
+  Tierer(String bootstrap, String topic) {
+    this.consumer = new KafkaConsumer<>(
+        Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed", "auto.offset.reset", "none"),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.topic = topic;
+  }
+
+  void commit(Table table, int partition, long from, long to) throws IOException {
+    table.refresh();
+    Schema schema = table.schema();
+    HeadRows rows = new HeadRows(schema);
+    PartitionKey key = new PartitionKey(table.spec(), schema);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    FanoutDataWriter<Record> writer =
+        new FanoutDataWriter<>(
+            new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build(),
+            OutputFileFactory.builderFor(table, partition, ++fileCounter).format(FileFormat.PARQUET).build(),
+            table.io(), 128L << 20);
+    TopicPartition tp = new TopicPartition(topic, partition);
+    consumer.assign(List.of(tp));
+    consumer.seek(tp, from);
+    try (writer) {
+      while (consumer.position(tp) < to) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.offset() < to) {
+            Record row = rows.toRow(r);
+            key.partition(wrapper.wrap(row));
+            writer.write(row, table.spec(), key);
+          }
+        }
+      }
+    }
+    RowDelta delta = table.newRowDelta();
+    for (DataFile f : writer.result().dataFiles()) {
+      delta.addRows(f);
+    }
+    delta
+        .set(SegmentCommitter.SUMMARY_PARTITION, Integer.toString(partition))
+        .set(SegmentCommitter.SUMMARY_START_OFFSET, Long.toString(from))
+        .set(SegmentCommitter.SUMMARY_END_OFFSET, Long.toString(to - 1))
+        .commit();
+  }
+
+  @Override
+  public void close() {
+    consumer.close(Duration.ofSeconds(1));
+  }
+}
