@@ -146,7 +146,7 @@ cat <<EOF
   Kafka $KAFKA_VERSION broker + Floe $VERSION ($(ls "$PLUGIN_DIR"/*.jar | wc -l) jars in $PLUGIN_DIR)
   topic 'orders': $records records produced; tiering took ${tiering_seconds}s
   consumed from offset 0: $records records, $tiered served from the Iceberg tier, $local from the local log
-  head view: $fresh records produced after tiering were in a query $fresh_visible_after_ms ms after their acks
+  head view: $fresh records produced after tiering, each round in a query started right after its acks (last: $fresh_visible_after_ms ms)
   Iceberg table floe.kafka.$table (JDBC catalog $WORK/catalog.db, data in $WORK/s3/floe), queried with $SQL_HOW
   demo total: $((SECONDS - START)) s
 EOF

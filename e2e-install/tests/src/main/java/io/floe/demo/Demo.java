@@ -51,8 +51,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class Demo {
   static final String TOPIC = "orders";
   static final int RECORDS = 20_000;
-  /** Orders produced after tiering, to be seen at once through the head view. */
-  static final int FRESH = 1_000;
+  /** Orders produced after tiering, per round, to be seen at once through the head view. */
+  static final int FRESH = 500;
+  static final int FRESH_ROUNDS = 3;
   static final int SEGMENT_BYTES = 1024 * 1024;
   private static final String[] CUSTOMERS = {"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"};
   private static final String[] ITEMS = {"anchor", "rope", "sail", "compass", "lantern", "oar", "buoy", "chart"};
@@ -186,9 +187,10 @@ public final class Demo {
   }
 
   /**
-   * Read-your-writes through the head view: produces {@link #FRESH} more orders (not tiered yet: they sit in the
-   * active segment), then, as soon as the producer has their acks, loads the table through the head view with
-   * Iceberg's REST catalog client and reads it with Iceberg's generic reader. Every acknowledged record must be there.
+   * Read-your-writes through the head view: in each of {@link #FRESH_ROUNDS} rounds, produces {@link #FRESH} more
+   * orders (not tiered yet: they sit in the active segment), then, as soon as the producer has their acks, loads the
+   * table through the head view with Iceberg's REST catalog client and reads it with Iceberg's generic reader. Every
+   * acknowledged record must be there, exactly once.
    */
   static void fresh(Path work) throws Exception {
     Properties server = load(work.resolve("server.properties"));
@@ -205,37 +207,49 @@ public final class Demo {
       catalog.loadTable(TableIdentifier.of(ns, TOPIC));
       System.out.printf(Locale.ROOT, "  first query through the head view (connections to Kafka and S3 opened): %d ms%n",
           (System.nanoTime() - coldStart) / 1_000_000);
-      step("Producing " + FRESH + " more orders, then querying through the head view (" + uri + ") right away");
-      long acked = produceFresh(bootstrap);
-      long ackedAt = System.nanoTime();
-      Table table = catalog.loadTable(TableIdentifier.of(ns, TOPIC));
-      long loadedMs = (System.nanoTime() - ackedAt) / 1_000_000;
-      long rows = 0;
-      java.util.BitSet seen = new java.util.BitSet(RECORDS + FRESH);
-      try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-        for (Record r : records) {
-          rows++;
-          long offset = (Long) ((Record) r.getField("kafka")).getField("offset");
-          if (offset < RECORDS + FRESH && order((int) offset).equals(utf8((ByteBuffer) r.getField("value")))) {
-            seen.set((int) offset);
+      step("Producing more orders, " + FRESH_ROUNDS + " rounds of " + FRESH
+          + ", each queried through the head view (" + uri + ") as soon as the producer has its acks");
+      long lastMs = 0;
+      for (int round = 1; round <= FRESH_ROUNDS; round++) {
+        int end = RECORDS + round * FRESH;
+        long acked = produceFresh(bootstrap, end - FRESH, end);
+        long ackedAt = System.nanoTime();
+        Table table = catalog.loadTable(TableIdentifier.of(ns, TOPIC));
+        lastMs = (System.nanoTime() - ackedAt) / 1_000_000;
+        long rows = 0;
+        java.util.BitSet seen = new java.util.BitSet(end);
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+          for (Record r : records) {
+            rows++;
+            long offset = (Long) ((Record) r.getField("kafka")).getField("offset");
+            if (offset < end && order((int) offset).equals(utf8((ByteBuffer) r.getField("value")))) {
+              seen.set((int) offset);
+            }
           }
         }
-      }
-      Map<String, String> summary = table.currentSnapshot().summary();
-      long fromHead = "true".equals(summary.get("floe.head")) ? Long.parseLong(summary.get("added-records")) : 0;
-      System.out.printf(Locale.ROOT,
-          "  %d records acknowledged; loadTable through the head view returned %d ms later%n"
-              + "  the view: %d rows = %d from tiered Parquet files + %d from the live Kafka head (%s)%n"
-              + "  offsets 0..%d each exactly once: %s; all %d fresh records visible: %s%n",
-          acked, loadedMs, rows, rows - fromHead, fromHead, summary.getOrDefault("floe.head-offsets", "no head"),
-          RECORDS + FRESH - 1, rows == RECORDS + FRESH && seen.cardinality() == RECORDS + FRESH,
-          FRESH, seen.nextClearBit(RECORDS) >= RECORDS + FRESH);
-      if (rows != RECORDS + FRESH || seen.cardinality() != RECORDS + FRESH) {
-        throw new IllegalStateException("the head view did not return every acknowledged record exactly once");
+        long tiered = tieredRecords(table);
+        boolean exact = rows == end && seen.cardinality() == end;
+        System.out.printf(Locale.ROOT,
+            "  round %d: %d acknowledged, loadTable returned %d ms later; %d rows = %d from tiered Parquet files +"
+                + " %d from the live Kafka head; offsets 0..%d each exactly once: %s%n",
+            round, acked, lastMs, rows, tiered, rows - tiered, end - 1, exact);
+        if (!exact) {
+          throw new IllegalStateException("the head view did not return every acknowledged record exactly once");
+        }
       }
       Files.writeString(work.resolve("demo-result.properties"),
-          "fresh=" + FRESH + "\nfresh.visible.after.ms=" + loadedMs + "\n", java.nio.file.StandardOpenOption.APPEND);
+          "fresh=" + FRESH_ROUNDS * FRESH + "\nfresh.visible.after.ms=" + lastMs + "\n",
+          java.nio.file.StandardOpenOption.APPEND);
     }
+  }
+
+  /** Records of the committed snapshot the view's head snapshots sit on (the tiered part). */
+  private static long tieredRecords(Table view) {
+    org.apache.iceberg.Snapshot s = view.currentSnapshot();
+    while (s != null && "true".equals(s.summary().get("floe.head"))) {
+      s = s.parentId() == null ? null : view.snapshot(s.parentId());
+    }
+    return s == null ? 0 : Long.parseLong(s.summary().getOrDefault("total-records", "0"));
   }
 
   private static void awaitHeadView(org.apache.iceberg.rest.RESTCatalog catalog, Map<String, String> props)
@@ -254,14 +268,14 @@ public final class Demo {
     }
   }
 
-  private static long produceFresh(String bootstrap) throws Exception {
+  private static long produceFresh(String bootstrap, int from, int to) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new java.util.ArrayList<>();
-      for (int i = RECORDS; i < RECORDS + FRESH; i++) {
+      for (int i = from; i < to; i++) {
         acks.add(producer.send(new ProducerRecord<>(TOPIC, 0, "order-" + i, order(i))));
       }
       for (var ack : acks) {
