@@ -222,10 +222,12 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     if (startPosition < 0) {
       throw new IllegalArgumentException("Start position " + startPosition + " is negative");
     }
+    long start = System.nanoTime();
     try {
       StoredSegment segment = open(metadata);
       InputStream source = withPluginLoader(() -> segment.fetch(startPosition));
       metrics.fetches.increment();
+      metrics.fetchLatency.record((System.nanoTime() - start) / 1_000_000);
       return Streams.segment(source, limit, pluginLoader, metrics.fetchBytes::add);
     } catch (RemoteStorageException e) {
       metrics.fetchErrors.increment();
@@ -289,12 +291,14 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     ensureConfigured();
     SegmentKey key = key(metadata);
     openSegments.invalidate(key.segmentId());
+    long start = System.nanoTime();
     try {
       withPluginLoader(() -> {
         segments.delete(key, removeRows);
         return null;
       });
       metrics.deletes.increment();
+      metrics.deleteLatency.record((System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {
       metrics.deleteErrors.increment();
       String message = "Deleting segment " + describe(metadata) + " failed: " + redactor.describe(e);

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The plugin's metrics, one JMX MBean each, named {@code kafka.server:type=FloeRemoteStorageManager,name=<Name>}
  * (plus {@code broker=<id>} when the broker id is known, so several brokers in one JVM do not collide). Counters
- * expose {@code Count}; the copy latency exposes {@code Count}, {@code MeanMs} and {@code MaxMs}.
+ * expose {@code Count}; latencies (copy, fetch until its stream is ready, delete) expose {@code Count}, {@code MeanMs}
+ * and {@code MaxMs}.
  */
 public final class FloeRsmMetrics implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FloeRsmMetrics.class);
@@ -91,9 +92,12 @@ public final class FloeRsmMetrics implements AutoCloseable {
   public final Counter fetches = new Counter();
   public final Counter fetchBytes = new Counter();
   public final Counter fetchErrors = new Counter();
+  /** Until a fetch's stream is ready (segment opened, reader positioned); the bytes then flow as the broker reads. */
+  public final Latency fetchLatency = new Latency();
   public final Counter indexFetches = new Counter();
   public final Counter deletes = new Counter();
   public final Counter deleteErrors = new Counter();
+  public final Latency deleteLatency = new Latency();
 
   private final List<ObjectName> registered = new ArrayList<>();
 
@@ -109,9 +113,11 @@ public final class FloeRsmMetrics implements AutoCloseable {
     beans.put("FetchCount", fetches);
     beans.put("FetchBytes", fetchBytes);
     beans.put("FetchErrors", fetchErrors);
+    beans.put("FetchLatency", fetchLatency);
     beans.put("IndexFetchCount", indexFetches);
     beans.put("DeleteCount", deletes);
     beans.put("DeleteErrors", deleteErrors);
+    beans.put("DeleteLatency", deleteLatency);
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     for (Map.Entry<String, Object> e : beans.entrySet()) {
       try {

@@ -135,6 +135,15 @@ class FloeRemoteStorageManagerTest {
 
     assertThat(rsm.metrics().copies.getCount()).isEqualTo(1);
     assertThat(rsm.metrics().fetchBytes.getCount()).isGreaterThanOrEqualTo(full.length + 100L);
+    // The broker's JMX names: kafka.server:type=FloeRemoteStorageManager,broker=7,name=...
+    javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyCount"), "Count")).isEqualTo(1L);
+    assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "FetchLatency"), "Count"))
+        .isEqualTo(rsm.metrics().fetches.getCount()).isGreaterThanOrEqualTo(3L);
+    assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyLatency"), "MaxMs")).isNotNegative();
+
+    rsm.deleteLogSegmentData(s.metadata());
+    assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "DeleteLatency"), "Count")).isEqualTo(1L);
   }
 
   @Test
