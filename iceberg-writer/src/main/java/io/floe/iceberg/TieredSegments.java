@@ -62,7 +62,7 @@ public final class TieredSegments {
    * of this segment id, since they may be live).
    */
   public CopyResult copy(SegmentKey key, SegmentFiles files) {
-    Table table = tables.resolve(key.topic(), key.topicId());
+    Table table = tables.forCopy(key.topic(), key.topicId());
     WrittenSegment written =
         new SegmentWriter(table).write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
     String sidecarLocation = key.sidecarLocation(table.location());
@@ -92,8 +92,10 @@ public final class TieredSegments {
           table.name(), result.snapshotId(), written.records(), written.hiddenRecords(), written.segmentBytes(),
           stored, sidecar.length, result.attempts(), result.replacedDataFiles());
     } catch (CommitStateUnknownException e) {
+      tables.forget(key.topic(), key.topicId());
       throw e;
     } catch (RuntimeException e) {
+      tables.forget(key.topic(), key.topicId());
       removeObjects(table, written, sidecarLocation);
       throw e;
     }

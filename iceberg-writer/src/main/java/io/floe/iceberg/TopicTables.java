@@ -8,6 +8,8 @@ import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -28,6 +30,7 @@ public final class TopicTables {
 
   private final Catalog catalog;
   private final TopicTableOptions options;
+  private final ConcurrentMap<String, Table> copyTables = new ConcurrentHashMap<>();
 
   public TopicTables(Catalog catalog, TopicTableOptions options) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
@@ -71,7 +74,6 @@ public final class TopicTables {
 
   /** The table of this topic, created on first use. */
   public Table resolve(String topic, String topicId) {
-    ensureNamespace();
     for (String name : new String[] {baseTableName(topic), suffixedTableName(topic, topicId)}) {
       TableIdentifier id = TableIdentifier.of(options.namespace(), name);
       Table table = loadOrCreate(id, topic, topicId);
@@ -89,6 +91,21 @@ public final class TopicTables {
             + suffixedTableName(topic, topicId) + " belong to other topics");
   }
 
+  /**
+   * The table of this topic for copies: resolved once, then the same instance, whose metadata every commit through
+   * it keeps current (a commit refreshes it first), so a copy does not load the table from the catalog each time.
+   * Planning against metadata another writer has moved on from is safe: commit validation catches it and the
+   * commit retries on refreshed metadata. Call {@link #forget} when a copy through it fails.
+   */
+  public Table forCopy(String topic, String topicId) {
+    return copyTables.computeIfAbsent(topic + '\u0000' + topicId, k -> resolve(topic, topicId));
+  }
+
+  /** Drops the instance {@link #forCopy} holds for this topic (it may belong to a dropped table). */
+  public void forget(String topic, String topicId) {
+    copyTables.remove(topic + '\u0000' + topicId);
+  }
+
   private static boolean belongsTo(Table table, String topic, String topicId) {
     Map<String, String> props = table.properties();
     return topic.equals(props.get(TopicTableLayout.PROP_TOPIC))
@@ -99,6 +116,7 @@ public final class TopicTables {
     try {
       return catalog.loadTable(id);
     } catch (NoSuchTableException e) {
+      ensureNamespace();
       Map<String, String> props = new HashMap<>(options.tableProperties());
       props.put(TopicTableLayout.PROP_TOPIC, topic);
       props.put(TopicTableLayout.PROP_TOPIC_ID, topicId);
