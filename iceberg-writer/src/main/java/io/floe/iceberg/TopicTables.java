@@ -1,15 +1,16 @@
 package io.floe.iceberg;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -30,7 +31,9 @@ public final class TopicTables {
 
   private final Catalog catalog;
   private final TopicTableOptions options;
-  private final ConcurrentMap<String, Table> copyTables = new ConcurrentHashMap<>();
+  private static final Duration COPY_TABLE_IDLE = Duration.ofMinutes(10);
+
+  private final Cache<String, Table> copyTables = Caffeine.newBuilder().expireAfterAccess(COPY_TABLE_IDLE).build();
 
   public TopicTables(Catalog catalog, TopicTableOptions options) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
@@ -95,15 +98,16 @@ public final class TopicTables {
    * The table of this topic for copies: resolved once, then the same instance, whose metadata every commit through
    * it keeps current (a commit refreshes it first), so a copy does not load the table from the catalog each time.
    * Planning against metadata another writer has moved on from is safe: commit validation catches it and the
-   * commit retries on refreshed metadata. Call {@link #forget} when a copy through it fails.
+   * commit retries on refreshed metadata. Call {@link #forget} when a copy through it fails. An instance unused for
+   * {@link #COPY_TABLE_IDLE} is dropped.
    */
   public Table forCopy(String topic, String topicId) {
-    return copyTables.computeIfAbsent(topic + '\u0000' + topicId, k -> resolve(topic, topicId));
+    return copyTables.get(topic + '\u0000' + topicId, k -> resolve(topic, topicId));
   }
 
   /** Drops the instance {@link #forCopy} holds for this topic (it may belong to a dropped table). */
   public void forget(String topic, String topicId) {
-    copyTables.remove(topic + '\u0000' + topicId);
+    copyTables.invalidate(topic + '\u0000' + topicId);
   }
 
   private static boolean belongsTo(Table table, String topic, String topicId) {
