@@ -13,7 +13,8 @@ import java.util.concurrent.BlockingQueue;
  */
 final class ZstdContexts {
     static final int LEVEL = Compression.ZSTD_LEVEL;
-    private static final int POOLED = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    /** A context at level 3 holds a few MiB of native memory once it has compressed a ~1 MiB batch. */
+    private static final int POOLED = Math.min(16, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     private static final BlockingQueue<ZstdCompressCtx> IDLE = new ArrayBlockingQueue<>(POOLED);
 
     private ZstdContexts() {
