@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -22,15 +23,20 @@ public final class BatchEncoder {
      * {@code records.size()}. Records get offsetDelta = offset - baseOffset and timestampDelta =
      * timestamp - baseTimestamp. The records section is compressed as one stream with
      * header.compression(), deterministically. An empty record list with a compressed codec
-     * gives an empty records section (as Kafka's empty batches).
+     * gives an empty records section (as Kafka's empty batches). Compresses as {@link Reencoding#CURRENT}.
      *
      * @return a heap buffer, position 0, limit = the batch size
      */
     public static ByteBuffer encode(BatchHeader header, List<KafkaRecord> records) {
+        return encode(header, records, Reencoding.CURRENT);
+    }
+
+    /** As {@link #encode(BatchHeader, List)}, compressing as {@code reencoding} does. */
+    public static ByteBuffer encode(BatchHeader header, List<KafkaRecord> records, Reencoding reencoding) {
         if (header.magic() != 2) {
             throw new IllegalArgumentException("only magic 2 can be encoded, header has magic " + header.magic());
         }
-        return encode(header, records.size(), encodeRecords(header, records));
+        return encode(header, records.size(), encodeRecords(header, records), reencoding);
     }
 
     /**
@@ -39,10 +45,24 @@ public final class BatchEncoder {
      * header.compression(). Same rules as {@link #encode(BatchHeader, List)}.
      */
     public static ByteBuffer encode(BatchHeader header, int recordCount, byte[] plain) {
+        return encode(header, recordCount, plain, Reencoding.CURRENT);
+    }
+
+    /** As {@link #encode(BatchHeader, int, byte[])}, compressing as {@code reencoding} does. */
+    public static ByteBuffer encode(BatchHeader header, int recordCount, byte[] plain, Reencoding reencoding) {
         if (header.magic() != 2) {
             throw new IllegalArgumentException("only magic 2 can be encoded, header has magic " + header.magic());
         }
         Compression codec = header.compression();
+        if (codec == Compression.ZSTD && recordCount > 0 && reencoding != Reencoding.V1) {
+            long bound = (long) BatchHeader.HEADER_SIZE + ZstdContexts.maxCompressedLength(plain.length);
+            if (bound > Integer.MAX_VALUE - 64) {
+                throw new IllegalArgumentException("batch too large: " + plain.length + " bytes of records");
+            }
+            byte[] batch = new byte[(int) bound];
+            int bodyLen = ZstdContexts.compress(plain, batch, BatchHeader.HEADER_SIZE);
+            return finish(header, recordCount, Arrays.copyOf(batch, BatchHeader.HEADER_SIZE + bodyLen));
+        }
         byte[] body;
         int bodyLen;
         if (codec == Compression.NONE || recordCount == 0) {
@@ -64,6 +84,11 @@ public final class BatchEncoder {
         }
         byte[] batch = new byte[(int) total];
         System.arraycopy(body, 0, batch, BatchHeader.HEADER_SIZE, bodyLen);
+        return finish(header, recordCount, batch);
+    }
+
+    /** Writes the header (with batch length and CRC) into the first bytes of {@code batch}. */
+    private static ByteBuffer finish(BatchHeader header, int recordCount, byte[] batch) {
         ByteBuffer b = ByteBuffer.wrap(batch);
         header.write(b, batch.length - BatchHeader.LOG_OVERHEAD, 0, recordCount);
         CRC32C crc = new CRC32C();

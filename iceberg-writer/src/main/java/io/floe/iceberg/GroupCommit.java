@@ -116,6 +116,7 @@ final class GroupCommit {
         return;
       }
       Table committed = txn.table(); // the metadata just committed (re-applied if the transaction retried)
+      loadCommitted(table);
       for (int i = 0; i < remaining.size(); i++) {
         Waiter w = remaining.get(i);
         w.succeed(committedSnapshot(committed, w.member, staged.get(i)));
@@ -124,6 +125,19 @@ final class GroupCommit {
         LOG.debug("Committed {} segments into {} in one catalog commit", remaining.size(), table.name());
       }
       return;
+    }
+  }
+
+  /**
+   * A commit leaves the table to be reloaded on its next use. Reloading it here, while no other commit of the group
+   * can start, keeps the copiers that share this table instance from each reloading it at once (and a reload racing
+   * the next group's commit from making Iceberg apply that whole transaction again).
+   */
+  private static void loadCommitted(Table table) {
+    try {
+      table.refresh();
+    } catch (RuntimeException e) {
+      LOG.debug("Reloading {} after a commit failed; its next use reloads it", table.name(), e);
     }
   }
 

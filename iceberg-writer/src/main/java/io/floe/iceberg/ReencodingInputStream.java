@@ -3,6 +3,7 @@ package io.floe.iceberg;
 import io.floe.format.BatchEncoder;
 import io.floe.format.BatchHeader;
 import io.floe.format.KafkaRecord;
+import io.floe.format.Reencoding;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -29,6 +30,7 @@ import org.apache.iceberg.parquet.Parquet;
  */
 public final class ReencodingInputStream extends InputStream {
   private final BatchDirectory directory;
+  private final Reencoding reencoding;
   private final List<CloseableIterable<Record>> sources = new ArrayList<>();
   private final PriorityQueue<Head> heads = new PriorityQueue<>(Comparator.comparingLong(h -> h.offset));
   private int next;
@@ -59,8 +61,10 @@ public final class ReencodingInputStream extends InputStream {
    * offset index Floe serves gives it), or at the first batch after it.
    */
   public ReencodingInputStream(
-      FileIO io, Schema schema, List<String> dataFiles, BatchDirectory directory, long position) {
+      FileIO io, Schema schema, List<String> dataFiles, BatchDirectory directory, Reencoding reencoding,
+      long position) {
     this.directory = directory;
+    this.reencoding = reencoding;
     this.next = directory.indexAtOrAfter(position);
     if (next >= directory.size()) {
       return;
@@ -176,7 +180,7 @@ public final class ReencodingInputStream extends InputStream {
         throw e.getCause();
       }
     }
-    ByteBuffer encoded = BatchEncoder.encode(header, records);
+    ByteBuffer encoded = BatchEncoder.encode(header, records, reencoding);
     if (encoded.remaining() != entry.encodedSize() || SegmentWriter.crcField(encoded) != entry.encodedCrc()) {
       throw new IOException(
           "Batch at offset " + header.baseOffset() + " re-encodes to " + encoded.remaining() + " bytes with CRC "

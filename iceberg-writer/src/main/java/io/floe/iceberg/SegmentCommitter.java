@@ -110,8 +110,9 @@ public final class SegmentCommitter {
       List<DeleteFile> writtenHere,
       int attempt) {
     if (attempt > 1) {
-      // The first attempt plans against the table as the caller loaded it (TieredSegments loads it per copy): a
-      // stale view only costs a retry, since validation refuses any file added to the partition since that base.
+      // The first attempt plans against the table as the caller holds it (TieredSegments keeps one instance per
+      // topic, current as of this process's last commit): a stale view only costs a retry, since validation
+      // refuses any file added to the partition since that base.
       table.refresh();
     }
     Snapshot base = table.currentSnapshot();

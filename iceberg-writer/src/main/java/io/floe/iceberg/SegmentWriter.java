@@ -6,6 +6,7 @@ import io.floe.format.Compression;
 import io.floe.format.CorruptBatchException;
 import io.floe.format.KafkaRecord;
 import io.floe.format.RecordBatch;
+import io.floe.format.Reencoding;
 import io.floe.format.SegmentBatchReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,10 +47,17 @@ public final class SegmentWriter {
   private static final int LENGTH_CHECK_INTERVAL = 1000;
 
   private final Table table;
+  private final Reencoding reencoding;
   private final long targetFileSizeBytes;
 
   public SegmentWriter(Table table) {
+    this(table, Reencoding.CURRENT);
+  }
+
+  /** A writer whose batch directory records the layout of batches re-encoded as {@code reencoding} does. */
+  SegmentWriter(Table table, Reencoding reencoding) {
     this.table = table;
+    this.reencoding = reencoding;
     this.targetFileSizeBytes =
         org.apache.iceberg.util.PropertyUtil.propertyAsLong(
             table.properties(),
@@ -196,7 +204,7 @@ public final class SegmentWriter {
       if (!Arrays.equals(BatchEncoder.encodeRecords(header, batchRecords), stored)) {
         throw refuse(batch, "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
       }
-      ByteBuffer encoded = BatchEncoder.encode(header, batchRecords.size(), stored);
+      ByteBuffer encoded = BatchEncoder.encode(header, batchRecords.size(), stored, reencoding);
       if (header.compression() == Compression.NONE && !encoded.equals(batch.rawBytes())) {
         throw refuse(batch, "re-encoding does not give back the same bytes");
       }

@@ -1,5 +1,6 @@
 package io.floe.iceberg;
 
+import io.floe.format.Reencoding;
 import io.floe.sidecar.CorruptSidecarException;
 import io.floe.sidecar.Sidecar;
 import io.floe.sidecar.Sidecar.Section;
@@ -24,13 +25,6 @@ public final class StoredSegment implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StoredSegment.class);
   public static final int MAX_IDLE_STREAMS = 2;
 
-  /**
-   * Version of the re-encoding (codec settings, record layout) the served indexes were derived from. Bump it when
-   * the encoder's output changes: segments copied under another version are refused on open, loudly, rather than
-   * served with indexes that no longer match their stream.
-   */
-  static final int ENCODING_VERSION = 1;
-
   static final String PROP_TOPIC = "topic";
   static final String PROP_TOPIC_ID = "topic-id";
   static final String PROP_PARTITION = "partition";
@@ -42,6 +36,7 @@ public final class StoredSegment implements AutoCloseable {
   private final Deque<ReencodingInputStream> idle = new ArrayDeque<>();
   private long reused;
   private boolean closed;
+  private final Reencoding reencoding;
   private final Table table;
   private final Sidecar sidecar;
   private final BatchDirectory directory;
@@ -49,17 +44,32 @@ public final class StoredSegment implements AutoCloseable {
   private volatile List<String> effectiveFiles;
 
   StoredSegment(Table table, Sidecar sidecar) {
-    String version = sidecar.properties().get(PROP_ENCODING_VERSION);
-    if (!Integer.toString(ENCODING_VERSION).equals(version)) {
-      throw new CorruptSidecarException(
-          "Segment " + sidecar.properties().get(PROP_SEGMENT_ID) + " was copied with re-encoding version " + version
-              + ", this Floe re-encodes with version " + ENCODING_VERSION
-              + ": its indexes would not match the served stream");
-    }
+    this.reencoding = reencoding(sidecar);
     this.table = table;
     this.sidecar = sidecar;
     this.directory = BatchDirectory.deserialize(sidecar.require(Section.BATCH_DIRECTORY));
     this.dataFiles = dataFiles(sidecar);
+  }
+
+  /**
+   * The re-encoding the segment's indexes were derived from (its copy recorded it): fetches re-encode the same way,
+   * so segments copied by an earlier Floe keep being served. A version this Floe does not know is refused, loudly,
+   * rather than served with indexes that would not match the stream.
+   */
+  private static Reencoding reencoding(Sidecar sidecar) {
+    String version = sidecar.properties().get(PROP_ENCODING_VERSION);
+    try {
+      return Reencoding.of(Integer.parseInt(String.valueOf(version)));
+    } catch (IllegalArgumentException e) {
+      throw new CorruptSidecarException(
+          "Segment " + sidecar.properties().get(PROP_SEGMENT_ID) + " was copied with re-encoding version " + version
+              + ", this Floe re-encodes with versions up to " + Reencoding.CURRENT.version()
+              + ": its indexes would not match the served stream");
+    }
+  }
+
+  public Reencoding reencoding() {
+    return reencoding;
   }
 
   public BatchDirectory directory() {
@@ -87,7 +97,7 @@ public final class StoredSegment implements AutoCloseable {
         }
       }
     }
-    return new Lease(new ReencodingInputStream(table.io(), table.schema(), currentFiles(), directory, position));
+    return new Lease(new ReencodingInputStream(table.io(), table.schema(), currentFiles(), directory, reencoding, position));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.floe.iceberg;
 
+import io.floe.format.Reencoding;
 import io.floe.sidecar.Sidecar;
 import io.floe.sidecar.Sidecar.Section;
 import java.io.IOException;
@@ -36,15 +37,22 @@ public final class TieredSegments {
   private final TopicTables tables;
   private final SegmentCommitter committer;
   private final int indexIntervalBytes;
+  private final Reencoding reencoding;
 
   public TieredSegments(TopicTables tables, SegmentCommitter committer) {
     this(tables, committer, BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES);
   }
 
   public TieredSegments(TopicTables tables, SegmentCommitter committer, int indexIntervalBytes) {
+    this(tables, committer, indexIntervalBytes, Reencoding.CURRENT);
+  }
+
+  /** Copies re-encode as {@code reencoding} does (tests: segments as an earlier Floe copied them). */
+  TieredSegments(TopicTables tables, SegmentCommitter committer, int indexIntervalBytes, Reencoding reencoding) {
     this.tables = Objects.requireNonNull(tables, "tables");
     this.committer = Objects.requireNonNull(committer, "committer");
     this.indexIntervalBytes = indexIntervalBytes;
+    this.reencoding = Objects.requireNonNull(reencoding, "reencoding");
   }
 
   public TopicTables tables() {
@@ -62,9 +70,9 @@ public final class TieredSegments {
    * of this segment id, since they may be live).
    */
   public CopyResult copy(SegmentKey key, SegmentFiles files) {
-    Table table = tables.resolve(key.topic(), key.topicId());
+    Table table = tables.forCopy(key.topic(), key.topicId());
     WrittenSegment written =
-        new SegmentWriter(table).write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
+        new SegmentWriter(table, reencoding).write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
     String sidecarLocation = key.sidecarLocation(table.location());
     List<AbortedTransaction> aborted =
         files.transactionIndex() == null ? List.of() : TransactionIndex.parse(files.transactionIndex());
@@ -92,8 +100,10 @@ public final class TieredSegments {
           table.name(), result.snapshotId(), written.records(), written.hiddenRecords(), written.segmentBytes(),
           stored, sidecar.length, result.attempts(), result.replacedDataFiles());
     } catch (CommitStateUnknownException e) {
+      tables.forget(key.topic(), key.topicId());
       throw e;
     } catch (RuntimeException e) {
+      tables.forget(key.topic(), key.topicId());
       removeObjects(table, written, sidecarLocation);
       throw e;
     }
@@ -111,7 +121,7 @@ public final class TieredSegments {
     properties.put(StoredSegment.PROP_BASE_OFFSET, Long.toString(files.baseOffset()));
     properties.put(StoredSegment.PROP_LAST_OFFSET, Long.toString(written.lastOffset()));
     properties.put(StoredSegment.PROP_SEGMENT_ID, key.segmentId());
-    properties.put(StoredSegment.PROP_ENCODING_VERSION, Integer.toString(StoredSegment.ENCODING_VERSION));
+    properties.put(StoredSegment.PROP_ENCODING_VERSION, Integer.toString(reencoding.version()));
     BatchDirectory directory = written.directory();
     Sidecar.Builder builder =
         Sidecar.builder()

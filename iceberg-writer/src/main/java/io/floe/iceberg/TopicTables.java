@@ -1,8 +1,11 @@
 package io.floe.iceberg;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -28,6 +31,9 @@ public final class TopicTables {
 
   private final Catalog catalog;
   private final TopicTableOptions options;
+  private static final Duration COPY_TABLE_IDLE = Duration.ofMinutes(10);
+
+  private final Cache<String, Table> copyTables = Caffeine.newBuilder().expireAfterAccess(COPY_TABLE_IDLE).build();
 
   public TopicTables(Catalog catalog, TopicTableOptions options) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
@@ -75,7 +81,6 @@ public final class TopicTables {
 
   /** The table of this topic, created on first use. */
   public Table resolve(String topic, String topicId) {
-    ensureNamespace();
     for (String name : new String[] {baseTableName(topic), suffixedTableName(topic, topicId)}) {
       TableIdentifier id = TableIdentifier.of(options.namespace(), name);
       Table table = loadOrCreate(id, topic, topicId);
@@ -91,6 +96,22 @@ public final class TopicTables {
         "No table name is free for topic " + topic + " (id " + topicId + ") in namespace "
             + options.namespace() + ": both " + baseTableName(topic) + " and "
             + suffixedTableName(topic, topicId) + " belong to other topics");
+  }
+
+  /**
+   * The table of this topic for copies: resolved once, then the same instance, whose metadata every commit through
+   * it keeps current (a commit refreshes it first), so a copy does not load the table from the catalog each time.
+   * Planning against metadata another writer has moved on from is safe: commit validation catches it and the
+   * commit retries on refreshed metadata. Call {@link #forget} when a copy through it fails. An instance unused for
+   * {@link #COPY_TABLE_IDLE} is dropped.
+   */
+  public Table forCopy(String topic, String topicId) {
+    return copyTables.get(topic + '\u0000' + topicId, k -> resolve(topic, topicId));
+  }
+
+  /** Drops the instance {@link #forCopy} holds for this topic (it may belong to a dropped table). */
+  public void forget(String topic, String topicId) {
+    copyTables.invalidate(topic + '\u0000' + topicId);
   }
 
   private static boolean belongsTo(Table table, String topic, String topicId) {
@@ -128,6 +149,7 @@ public final class TopicTables {
     try {
       return catalog.loadTable(id);
     } catch (NoSuchTableException e) {
+      ensureNamespace();
       try {
         Table created = newTable(id, topic, topicId).create();
         LOG.info("Created table {} for topic {} (id {})", id, topic, topicId);

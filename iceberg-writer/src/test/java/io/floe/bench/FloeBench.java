@@ -1,6 +1,7 @@
 package io.floe.bench;
 
 import io.floe.iceberg.BatchDirectory;
+import io.floe.iceberg.CatalogDefaults;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.SegmentFiles;
 import io.floe.iceberg.SegmentKey;
@@ -63,7 +64,9 @@ public final class FloeBench {
             new Workload("json-1k-zstd", "zstd", 1024, (quick ? 32 : 256) * mib),
             new Workload("json-100b-none", "none", 100, (quick ? 16 : 128) * mib));
 
-    Map<String, String> props = TestCatalogs.properties(Files.createDirectories(dir.resolve("catalog")), TestCatalogs.Storage.S3);
+    // the catalog as the plugin builds it (CatalogDefaults: manifest cache)
+    Map<String, String> props =
+        CatalogDefaults.apply(TestCatalogs.properties(Files.createDirectories(dir.resolve("catalog")), TestCatalogs.Storage.S3));
     props.put(CountingFileIO.DELEGATE, props.get("io-impl"));
     props.put("io-impl", CountingFileIO.class.getName());
     JdbcCatalog catalog = new JdbcCatalog();

@@ -2,6 +2,7 @@ package io.floe.rsm;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.floe.iceberg.CatalogDefaults;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.SegmentFiles;
 import io.floe.iceberg.SegmentFormatException;
@@ -74,7 +75,8 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     }
     Catalog raw;
     try {
-      raw = CatalogUtil.buildIcebergCatalog(cfg.catalogName(), cfg.catalogProperties(), hadoopConf());
+      raw = CatalogUtil.buildIcebergCatalog(
+          cfg.catalogName(), CatalogDefaults.apply(cfg.catalogProperties()), hadoopConf());
     } catch (RuntimeException | LinkageError e) {
       ConfigException failure =
           new ConfigException(
