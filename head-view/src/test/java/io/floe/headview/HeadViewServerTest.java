@@ -3,7 +3,6 @@ package io.floe.headview;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableOptions;
 import io.floe.iceberg.TopicTables;
 import io.floe.testing.TestCatalogs;
@@ -21,43 +20,29 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FanoutDataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,33 +66,17 @@ class HeadViewServerTest {
 
   @BeforeAll
   static void start() throws Exception {
-    TestKitNodes nodes =
-        new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build();
-    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-    Map.of(
-            "offsets.topic.replication.factor", "1",
-            "offsets.topic.num.partitions", "1",
-            "transaction.state.log.replication.factor", "1",
-            "transaction.state.log.min.isr", "1",
-            "transaction.state.log.num.partitions", "1",
-            "group.initial.rebalance.delay.ms", "0")
-        .forEach(builder::setConfigProp);
     // Tiered storage on, so that topics can be created with remote.storage.enable=true (the head view serves a
     // tiered topic before its first segment is tiered). Kafka's own test RSM stands in for the plugin; nothing
     // here rolls a segment, so it never receives a copy.
-    Map.of(
-            "remote.log.storage.system.enable", "true",
-            "remote.log.storage.manager.class.name", "org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
-            "remote.log.storage.manager.impl.prefix", "rsm.config.",
-            "rsm.config.dir", dir.resolve("kafka-remote").toString(),
-            "remote.log.metadata.manager.listener.name", "EXTERNAL",
-            "rlmm.config.remote.log.metadata.topic.replication.factor", "1",
-            "rlmm.config.remote.log.metadata.topic.num.partitions", "1")
-        .forEach(builder::setConfigProp);
-    kafka = builder.build();
-    kafka.format();
-    kafka.startup();
-    kafka.waitForReadyBrokers();
+    kafka = TestKafka.start(Map.of(
+        "remote.log.storage.system.enable", "true",
+        "remote.log.storage.manager.class.name", "org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
+        "remote.log.storage.manager.impl.prefix", "rsm.config.",
+        "rsm.config.dir", dir.resolve("kafka-remote").toString(),
+        "remote.log.metadata.manager.listener.name", "EXTERNAL",
+        "rlmm.config.remote.log.metadata.topic.replication.factor", "1",
+        "rlmm.config.remote.log.metadata.topic.num.partitions", "1"));
     admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
 
     catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL);
@@ -642,53 +611,11 @@ class HeadViewServerTest {
     }
   }
 
-  /**
-   * Simulates the plugin having tiered offsets [from, to) of a partition: reads them from the broker, writes them
-   * as rows into the real table and commits with the summary the plugin's committer writes.
-   */
+  /** Simulates the plugin having tiered offsets [from, to) of a partition (see {@link Tierer}). */
   private static void commitTiered(Table table, String topic, int partition, long from, long to) throws IOException {
-    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of("bootstrap.servers", kafka.bootstrapServers(), "isolation.level", "read_committed"),
-            new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      TopicPartition tp = new TopicPartition(topic, partition);
-      consumer.assign(List.of(tp));
-      consumer.seek(tp, from);
-      while (consumer.position(tp) < to) {
-        consumer.poll(Duration.ofMillis(200)).forEach(r -> {
-          if (r.offset() < to) {
-            records.add(r);
-          }
-        });
-      }
+    try (Tierer tierer = new Tierer(kafka.bootstrapServers(), topic)) {
+      tierer.commit(table, partition, from, to);
     }
-    table.refresh();
-    Schema schema = table.schema();
-    HeadRows rows = new HeadRows(schema);
-    PartitionKey key = new PartitionKey(table.spec(), schema);
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-    FanoutDataWriter<Record> writer =
-        new FanoutDataWriter<>(
-            new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build(),
-            OutputFileFactory.builderFor(table, partition, 1).format(FileFormat.PARQUET).build(),
-            table.io(), 128L << 20);
-    try (writer) {
-      for (ConsumerRecord<byte[], byte[]> r : records) {
-        Record row = rows.toRow(r);
-        key.partition(wrapper.wrap(row));
-        writer.write(row, table.spec(), key);
-      }
-    }
-    RowDelta delta = table.newRowDelta();
-    for (DataFile f : writer.result().dataFiles()) {
-      delta.addRows(f);
-    }
-    delta
-        .set(SegmentCommitter.SUMMARY_PARTITION, Integer.toString(partition))
-        .set(SegmentCommitter.SUMMARY_START_OFFSET, Long.toString(from))
-        .set(SegmentCommitter.SUMMARY_END_OFFSET, Long.toString(to - 1))
-        .commit();
   }
 
   private static List<Record> read(Table table) throws IOException {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.headview.HeadViewConfig;
 import io.floe.headview.HeadViewServer;
+import io.floe.headview.TestKafka;
+import io.floe.headview.Tierer;
 import io.floe.iceberg.TopicTableOptions;
 import io.floe.iceberg.TopicTables;
 import io.floe.testing.TestCatalogs;
@@ -43,7 +45,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 
 /**
  * The head view's loadTable latency against real parts in one process: an in-process KRaft broker, a JdbcCatalog on
@@ -123,21 +124,7 @@ public final class HeadViewBench {
   }
 
   private void run() throws Exception {
-    TestKitNodes nodes =
-        new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build();
-    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-    Map.of(
-            "offsets.topic.replication.factor", "1",
-            "offsets.topic.num.partitions", "1",
-            "transaction.state.log.replication.factor", "1",
-            "transaction.state.log.min.isr", "1",
-            "transaction.state.log.num.partitions", "1",
-            "group.initial.rebalance.delay.ms", "0")
-        .forEach(builder::setConfigProp);
-    kafka = builder.build();
-    kafka.format();
-    kafka.startup();
-    kafka.waitForReadyBrokers();
+    kafka = TestKafka.start(Map.of());
 
     catalogProps = TestCatalogs.properties(dir, storage);
     catalog = new JdbcCatalog();

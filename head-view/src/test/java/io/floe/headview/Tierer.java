@@ -1,6 +1,5 @@
-package io.floe.headview.bench;
+package io.floe.headview;
 
-import io.floe.headview.HeadRows;
 import io.floe.iceberg.SegmentCommitter;
 import java.io.IOException;
 import java.time.Duration;
@@ -23,22 +22,22 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Stands in for the plugin's copy path: commits offsets [from, to) of one partition to the real table as one
- * snapshot with the summary the plugin's committer writes, the rows read back from the broker.
+ * Stands in for the plugin's copy path in tests and the bench: commits offsets [from, to) of one partition to the
+ * real table as one snapshot with the summary the plugin's committer writes, the rows read back from the broker.
  */
-final class Tierer implements AutoCloseable {
+public final class Tierer implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final String topic;
   private int fileCounter;
 
-  Tierer(String bootstrap, String topic) {
+  public Tierer(String bootstrap, String topic) {
     this.consumer = new KafkaConsumer<>(
         Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed", "auto.offset.reset", "none"),
         new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.topic = topic;
   }
 
-  void commit(Table table, int partition, long from, long to) throws IOException {
+  public void commit(Table table, int partition, long from, long to) throws IOException {
     table.refresh();
     Schema schema = table.schema();
     HeadRows rows = new HeadRows(schema);
