@@ -1,6 +1,7 @@
 package io.floe.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.floe.headview.HeadViewConfig;
 import io.floe.headview.HeadViewServer;
@@ -101,11 +102,13 @@ class HeadViewOnTieringBrokerTest {
     for (int p = 0; p < PARTITIONS; p++) {
       acked.put(p, new AtomicLong(-1));
     }
+    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(TOPIC));
+    // Served from the start (as the table the plugin will create), once the broker's metadata has the new topic.
+    await().atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> client.loadTable(id) != null);
     AtomicBoolean producing = new AtomicBoolean(true);
     AtomicReference<Throwable> producerFailure = new AtomicReference<>();
     Thread producer = new Thread(() -> produce(acked, producing, producerFailure), "live-producer");
     producer.start();
-    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(TOPIC));
     int queries = 0;
     int queriesOverTieredAndHead = 0;
     java.util.Set<Long> committedSnapshotsSeen = new java.util.HashSet<>();
@@ -204,7 +207,7 @@ class HeadViewOnTieringBrokerTest {
       }
     }
     for (Map.Entry<Integer, Long> e : ackedBefore.entrySet()) {
-      List<Long> got = offsets.getOrDefault(e.getKey(), List.of());
+      List<Long> got = new ArrayList<>(offsets.getOrDefault(e.getKey(), List.of()));
       got.sort(Long::compare);
       for (int i = 0; i < got.size(); i++) {
         if (got.get(i) != i) {
