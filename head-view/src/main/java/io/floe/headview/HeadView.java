@@ -43,6 +43,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.io.CloseableIterable;
@@ -50,6 +51,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.RESTCatalogProperties;
+import org.apache.iceberg.rest.responses.ListTablesResponse;
 import org.apache.iceberg.rest.responses.LoadTableResponse;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
@@ -132,6 +134,50 @@ final class HeadView implements AutoCloseable {
       view = entry.load(table, base, topic, timings);
     }
     return LoadTableResponse.builder().withTableMetadata(view).build();
+  }
+
+  /**
+   * The catalog's tables of {@code ns}, plus, in the topic tables' namespace, the tables of tiered topics not tiered
+   * yet (see {@link #untieredTopicTable}). Those are left out, with a warning, when Kafka cannot be asked.
+   */
+  ListTablesResponse listTables(Namespace ns) {
+    List<TableIdentifier> tables = new ArrayList<>();
+    boolean topicNamespace = ns.equals(topicTables.namespace());
+    try {
+      tables.addAll(CatalogHandlers.listTables(catalog, ns).identifiers());
+    } catch (NoSuchNamespaceException e) {
+      if (!topicNamespace) {
+        throw e; // the topic namespace is created with the first table: before that it holds only untiered topics
+      }
+    }
+    if (topicNamespace) {
+      try {
+        Map<String, List<String>> topicsByName = new TreeMap<>();
+        kafka.tieredTopics(topic -> true)
+            .forEach(t -> topicsByName.computeIfAbsent(TopicTables.baseTableName(t), n -> new ArrayList<>()).add(t));
+        topicsByName.forEach((name, topics) -> {
+          TableIdentifier id = TableIdentifier.of(ns, name);
+          if (topics.size() == 1 && !tables.contains(id)) {
+            tables.add(id);
+          }
+        });
+      } catch (KafkaHead.KafkaUnavailableException e) {
+        LOG.warn("Kafka unavailable: listing {} without the tables of topics not tiered yet ({})", ns, e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ServiceUnavailableException("Interrupted while listing the tiered topics");
+      }
+    }
+    return ListTablesResponse.builder().addAll(tables).build();
+  }
+
+  /** Throws {@link NoSuchTableException} unless {@code id} is a table of the catalog or of a topic not tiered yet. */
+  void tableExists(TableIdentifier id) {
+    try {
+      CatalogHandlers.tableExists(catalog, id);
+    } catch (NoSuchTableException e) {
+      untieredTopicTable(id, e);
+    }
   }
 
   /**

@@ -198,14 +198,16 @@ public final class HeadViewServer implements AutoCloseable {
         }
       } else if (parts.size() == 4 && parts.get(0).equals("v1") && parts.get(3).equals("tables")) {
         Namespace ns = RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR);
-        json(exchange, 200, query.get("pageSize") == null
-            ? CatalogHandlers.listTables(catalog, ns)
-            : CatalogHandlers.listTables(catalog, ns, query.get("pageToken"), query.get("pageSize")));
+        if (query.get("pageSize") == null) {
+          json(exchange, 200, view.listTables(ns));
+        } else {
+          json(exchange, 200, CatalogHandlers.listTables(catalog, ns, query.get("pageToken"), query.get("pageSize")));
+        }
       } else if (parts.size() == 5 && parts.get(0).equals("v1") && parts.get(3).equals("tables")) {
         TableIdentifier id =
             TableIdentifier.of(RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR), RESTUtil.decodeString(parts.get(4)));
         if (method.equals("HEAD")) {
-          CatalogHandlers.tableExists(catalog, id);
+          view.tableExists(id);
           empty(exchange, 204);
         } else {
           LoadTimings timings = new LoadTimings();

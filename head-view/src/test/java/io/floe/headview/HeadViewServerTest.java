@@ -233,6 +233,9 @@ class HeadViewServerTest {
     assertThat(empty.currentSnapshot()).isNull();
     assertThat(empty.properties()).containsEntry("kafka.topic", topic);
 
+    assertThat(client.tableExists(id)).isTrue();
+    assertThat(client.listTables(Namespace.of("kafka"))).containsOnlyOnce(id);
+
     produce(topic, 2, 0, 40);
     assertRows(read(client.loadTable(id)), 2, 40);
     assertThat(catalog.tableExists(id)).as("the view creates nothing in the real catalog").isFalse();
@@ -242,6 +245,8 @@ class HeadViewServerTest {
     produce("plain-topic", 1, 0, 5);
     assertThatThrownBy(() -> client.loadTable(TableIdentifier.of("kafka", "plain_topic")))
         .isInstanceOf(NoSuchTableException.class);
+    assertThat(client.tableExists(TableIdentifier.of("kafka", "plain_topic"))).isFalse();
+    assertThat(client.listTables(Namespace.of("kafka"))).doesNotContain(TableIdentifier.of("kafka", "plain_topic"));
 
     // The plugin creates the table with its first segment: the view continues from that snapshot's boundary.
     Table real = topicTables.resolve(topic, topicId(topic));
@@ -251,6 +256,7 @@ class HeadViewServerTest {
     produce(topic, 2, 40, 10);
     Table after = client.loadTable(id);
     assertRows(read(after), 2, 50);
+    assertThat(client.listTables(Namespace.of("kafka"))).containsOnlyOnce(id);
     real.refresh();
     assertThat(after.currentSnapshot().parentId()).isEqualTo(real.currentSnapshot().snapshotId());
     assertThat(after.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-49,1:0-49");
