@@ -4,11 +4,8 @@ import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.headview.HeadWriter.Ranges;
 import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableLayout;
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,15 +22,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
-import org.apache.iceberg.PartitionField;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
@@ -41,20 +33,13 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.RESTCatalogProperties;
 import org.apache.iceberg.rest.responses.ListTablesResponse;
 import org.apache.iceberg.rest.responses.LoadTableResponse;
-import org.apache.iceberg.types.Conversions;
-import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +67,7 @@ final class HeadView implements AutoCloseable {
   static final int MAX_HEAD_SNAPSHOTS = 8;
 
   private final Catalog catalog;
-  private final TopicTables topicTables;
+  private final UntieredTopics untiered;
   private final KafkaHead kafka;
   private final HeadViewConfig config;
   private final Map<TableIdentifier, Entry> entries = new ConcurrentHashMap<>();
@@ -91,8 +76,7 @@ final class HeadView implements AutoCloseable {
 
   HeadView(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
     this.catalog = catalog;
-    this.topicTables = new TopicTables(
-        catalog, TopicTableOptions.builder().namespace(Namespace.of(config.tableNamespace().split("\\."))).build());
+    this.untiered = new UntieredTopics(catalog, kafka, config);
     this.kafka = kafka;
     this.config = config;
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -113,7 +97,7 @@ final class HeadView implements AutoCloseable {
     try {
       table = catalog.loadTable(id);
     } catch (NoSuchTableException e) {
-      table = untieredTopicTable(id, e);
+      table = untiered.table(id, e);
     }
     timings.mark("catalog");
     if (table instanceof org.apache.iceberg.BaseMetadataTable) {
@@ -136,83 +120,12 @@ final class HeadView implements AutoCloseable {
     return LoadTableResponse.builder().withTableMetadata(view).build();
   }
 
-  /**
-   * The catalog's tables of {@code ns}, plus, in the topic tables' namespace, the tables of tiered topics not tiered
-   * yet (see {@link #untieredTopicTable}). Those are left out, with a warning, when Kafka cannot be asked.
-   */
   ListTablesResponse listTables(Namespace ns) {
-    List<TableIdentifier> tables = new ArrayList<>();
-    boolean topicNamespace = ns.equals(topicTables.namespace());
-    try {
-      tables.addAll(CatalogHandlers.listTables(catalog, ns).identifiers());
-    } catch (NoSuchNamespaceException e) {
-      if (!topicNamespace) {
-        throw e; // the topic namespace is created with the first table: before that it holds only untiered topics
-      }
-    }
-    if (topicNamespace) {
-      try {
-        Map<String, List<String>> topicsByName = new TreeMap<>();
-        kafka.tieredTopics(topic -> true)
-            .forEach(t -> topicsByName.computeIfAbsent(TopicTables.baseTableName(t), n -> new ArrayList<>()).add(t));
-        topicsByName.forEach((name, topics) -> {
-          TableIdentifier id = TableIdentifier.of(ns, name);
-          if (topics.size() == 1 && !tables.contains(id)) {
-            tables.add(id);
-          }
-        });
-      } catch (KafkaHead.KafkaUnavailableException e) {
-        LOG.warn("Kafka unavailable: listing {} without the tables of topics not tiered yet ({})", ns, e.getMessage());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new ServiceUnavailableException("Interrupted while listing the tiered topics");
-      }
-    }
-    return ListTablesResponse.builder().addAll(tables).build();
+    return untiered.listTables(ns);
   }
 
-  /** Throws {@link NoSuchTableException} unless {@code id} is a table of the catalog or of a topic not tiered yet. */
   void tableExists(TableIdentifier id) {
-    try {
-      CatalogHandlers.tableExists(catalog, id);
-    } catch (NoSuchTableException e) {
-      untieredTopicTable(id, e);
-    }
-  }
-
-  /**
-   * A tiered topic whose first segment is not tiered yet has no table: it is served as the table the plugin will
-   * create for it (staged, never committed), so its whole head is visible from the first record on.
-   */
-  private Table untieredTopicTable(TableIdentifier id, NoSuchTableException notFound) {
-    if (!id.namespace().equals(topicTables.namespace())) {
-      throw notFound;
-    }
-    try {
-      List<String> topics = kafka.tieredTopics(topic -> TopicTables.baseTableName(topic).equals(id.name()));
-      if (topics.size() != 1) {
-        if (topics.size() > 1) {
-          LOG.debug("Tiered topics {} all map to table {}: none is served before it has a table", topics, id);
-        }
-        throw notFound;
-      }
-      KafkaHead.TopicInfo info = kafka.describe(topics.get(0));
-      Table staged = info == null ? null : topicTables.staged(topics.get(0), info.topicId());
-      if (staged == null) {
-        throw notFound;
-      }
-      return staged;
-    } catch (KafkaHead.KafkaUnavailableException e) {
-      if (config.onKafkaError() == HeadViewConfig.OnKafkaError.COMMITTED) {
-        throw notFound;
-      }
-      throw new ServiceUnavailableException(
-          "Kafka is unavailable, so whether table %s is a tiered topic not tiered yet cannot be told: %s",
-          id, e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ServiceUnavailableException("Interrupted while looking up the topic of %s", id);
-    }
+    untiered.tableExists(id);
   }
 
   /** One cached head: what it was built on and for, and its data files. */
@@ -473,7 +386,7 @@ final class HeadView implements AutoCloseable {
             next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
           }
         }
-        fileBounds(table, base, snapshotId, next);
+        CommittedOffsets.fileBounds(table, base, snapshotId, next);
       }
       boundsSnapshotId = snapshotId;
       committedNext = Map.copyOf(next);
@@ -518,7 +431,7 @@ final class HeadView implements AutoCloseable {
           if (manifest.snapshotId() != null && manifest.snapshotId() == s.snapshotId()) {
             try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), base.specsById())) {
               for (DataFile file : files) {
-                fileBound(table, base, file, next);
+                CommittedOffsets.fileBound(table, base, file, next);
               }
             } catch (IOException e) {
               throw new UncheckedIOException(e);
@@ -527,78 +440,6 @@ final class HeadView implements AutoCloseable {
         }
       }
       return next;
-    }
-  }
-
-  /**
-   * Adds, per partition, the offset after the highest one in the snapshot's data files: from the files' column
-   * bounds, or by reading the offset column of a file that has none.
-   */
-  private static void fileBounds(Table table, TableMetadata base, long snapshotId, Map<Integer, Long> next) {
-    try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
-      for (FileScanTask task : tasks) {
-        fileBound(table, base, task.file(), next);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void fileBound(Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
-    Schema schema = base.schema();
-    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
-    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
-    Integer partition = identityPartition(base.spec(file.specId()), file, partitionId);
-    if (partition == null) {
-      partition = bound(file.lowerBounds(), partitionId, Types.IntegerType.get());
-      Integer upper = bound(file.upperBounds(), partitionId, Types.IntegerType.get());
-      if (!Objects.equals(partition, upper)) {
-        partition = null;
-      }
-    }
-    Long maxOffset = bound(file.upperBounds(), offsetId, Types.LongType.get());
-    if (partition != null && maxOffset != null) {
-      next.merge(partition, maxOffset + 1, Math::max);
-    } else {
-      readMaxOffsets(table, schema, file, next);
-    }
-  }
-
-  private static Integer identityPartition(PartitionSpec spec, DataFile file, int sourceId) {
-    List<PartitionField> fields = spec.fields();
-    for (int i = 0; i < fields.size(); i++) {
-      if (fields.get(i).sourceId() == sourceId && fields.get(i).transform().isIdentity()) {
-        return file.partition().get(i, Integer.class);
-      }
-    }
-    return null;
-  }
-
-  private static <T> T bound(Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
-    if (bounds == null || bounds.get(fieldId) == null) {
-      return null;
-    }
-    return Conversions.fromByteBuffer(type, bounds.get(fieldId));
-  }
-
-  private static void readMaxOffsets(Table table, Schema schema, DataFile file, Map<Integer, Long> next) {
-    if (file.format() != FileFormat.PARQUET) {
-      throw new IllegalStateException(
-          "Data file " + file.location() + " has no kafka.offset bounds and is not Parquet: cannot find its offsets");
-    }
-    Schema projection = schema.select(TopicTableLayout.PARTITION, TopicTableLayout.OFFSET);
-    try (CloseableIterable<Record> rows =
-        Parquet.read(table.io().newInputFile(file.location()))
-            .project(projection)
-            .createReaderFunc(fs -> GenericParquetReaders.buildReader(projection, fs))
-            .build()) {
-      for (Record row : rows) {
-        Record kafka = (Record) row.getField(TopicTableLayout.KAFKA);
-        next.merge((Integer) kafka.getField("partition"), (Long) kafka.getField("offset") + 1, Math::max);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Reading the offsets of " + file.location() + " failed", e);
     }
   }
 
