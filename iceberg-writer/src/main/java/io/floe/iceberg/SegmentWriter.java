@@ -278,20 +278,7 @@ public final class SegmentWriter {
           LOG.debug("Closing {} after a failure failed too", file.location, e);
         }
       }
-      boolean interrupted = Thread.interrupted(); // see TieredSegments.removeObjects
-      try {
-        for (String location : writtenLocations) {
-          try {
-            table.io().deleteFile(location);
-          } catch (RuntimeException e) {
-            LOG.warn("Could not delete {} after a failed write: {}", location, e.toString());
-          }
-        }
-      } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      Leftovers.delete(table.io(), writtenLocations);
     }
   }
 

@@ -182,11 +182,8 @@ public final class TieredSegments {
     Set<String> files = new HashSet<>(StoredSegment.dataFiles(sidecar));
     long[] range = StoredSegment.offsets(sidecar);
     Set<String> live = removeRows ? removeFromTable(table, key, files, range) : liveFiles(table, key, files, range);
-    for (String f : files) {
-      if (!live.contains(f)) {
-        deleteQuietly(table, f); // never committed, or replaced by a retried copy
-      }
-    }
+    files.removeAll(live);
+    Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy
     table.io().deleteFile(location);
     LOG.info("Deleted segment {} of {}-{} ({} rows)", key.segmentId(), key.topic(), key.partition(),
         removeRows ? "removed from the table" : "kept in the table");
@@ -239,26 +236,11 @@ public final class TieredSegments {
   }
 
   private static void removeObjects(Table table, WrittenSegment written, String sidecarLocation) {
-    // A broker shutting down interrupts its copy threads, and an interrupted thread's S3 requests abort at once:
-    // clean up with the flag cleared, then restore it, or the objects of a cut-short copy stay behind.
-    boolean interrupted = Thread.interrupted();
-    try {
-      written.dataFiles().forEach(f -> deleteQuietly(table, f.location()));
-      written.deleteFiles().forEach(f -> deleteQuietly(table, f.location()));
-      deleteQuietly(table, sidecarLocation);
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private static void deleteQuietly(Table table, String location) {
-    try {
-      table.io().deleteFile(location);
-    } catch (RuntimeException e) {
-      LOG.warn("Could not delete {}: {}", location, e.toString());
-    }
+    List<String> locations = new ArrayList<>();
+    written.dataFiles().forEach(f -> locations.add(f.location()));
+    written.deleteFiles().forEach(f -> locations.add(f.location()));
+    locations.add(sidecarLocation);
+    Leftovers.delete(table.io(), locations);
   }
 
   private static void writeObject(Table table, String location, byte[] bytes) {
