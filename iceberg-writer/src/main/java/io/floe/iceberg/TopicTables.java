@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -29,10 +30,10 @@ import org.slf4j.LoggerFactory;
 public final class TopicTables {
   private static final Logger LOG = LoggerFactory.getLogger(TopicTables.class);
 
-  private final Catalog catalog;
-  private final TopicTableOptions options;
   private static final Duration COPY_TABLE_IDLE = Duration.ofMinutes(10);
 
+  private final Catalog catalog;
+  private final TopicTableOptions options;
   private final Cache<String, Table> copyTables = Caffeine.newBuilder().expireAfterAccess(COPY_TABLE_IDLE).build();
 
   public TopicTables(Catalog catalog, TopicTableOptions options) {
@@ -44,7 +45,7 @@ public final class TopicTables {
     return catalog;
   }
 
-  public org.apache.iceberg.catalog.Namespace namespace() {
+  public Namespace namespace() {
     return options.namespace();
   }
 
@@ -106,12 +107,16 @@ public final class TopicTables {
    * {@link #COPY_TABLE_IDLE} is dropped.
    */
   public Table forCopy(String topic, String topicId) {
-    return copyTables.get(topic + '\u0000' + topicId, k -> resolve(topic, topicId));
+    return copyTables.get(copyKey(topic, topicId), k -> resolve(topic, topicId));
   }
 
   /** Drops the instance {@link #forCopy} holds for this topic (it may belong to a dropped table). */
   public void forget(String topic, String topicId) {
-    copyTables.invalidate(topic + '\u0000' + topicId);
+    copyTables.invalidate(copyKey(topic, topicId));
+  }
+
+  private static String copyKey(String topic, String topicId) {
+    return topic + '\u0000' + topicId;
   }
 
   private static boolean belongsTo(Table table, String topic, String topicId) {
