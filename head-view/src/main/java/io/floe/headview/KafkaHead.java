@@ -24,6 +24,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -71,53 +72,40 @@ final class KafkaHead implements AutoCloseable {
   /** The topic's id and partitions, or null when Kafka has no such topic. */
   TopicInfo describe(String topic) throws InterruptedException {
     try {
-      TopicDescription d =
-          admin.describeTopics(List.of(topic)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+      TopicDescription d = answer(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic).get(topic);
       List<Integer> partitions = new ArrayList<>();
       d.partitions().forEach(p -> partitions.add(p.partition()));
       return new TopicInfo(d.topicId().toString(), partitions);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        return null;
-      }
-      throw new KafkaUnavailableException("Could not describe topic " + topic + ": " + e.getCause(), e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new KafkaUnavailableException(
-          "Kafka did not answer within " + timeout.toMillis() + " ms (describe topic " + topic + ")", e);
+    } catch (UnknownTopicOrPartitionException e) {
+      return null;
     }
   }
 
   /** The topics with {@code remote.storage.enable=true} among those {@code names} accepts. */
   List<String> tieredTopics(java.util.function.Predicate<String> names) throws InterruptedException {
-    try {
-      List<String> candidates = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS).stream()
-          .filter(names)
-          .sorted()
-          .toList();
-      if (candidates.isEmpty()) {
-        return List.of();
-      }
-      List<ConfigResource> resources =
-          candidates.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-      Map<ConfigResource, Config> configs =
-          admin.describeConfigs(resources).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      List<String> tiered = new ArrayList<>();
-      configs.forEach((resource, config) -> {
-        ConfigEntry entry = config.get(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG);
-        if (entry != null && "true".equalsIgnoreCase(entry.value())) {
-          tiered.add(resource.name());
-        }
-      });
-      return tiered;
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        return List.of(); // deleted between the two calls
-      }
-      throw new KafkaUnavailableException("Could not list the tiered topics: " + e.getCause(), e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new KafkaUnavailableException(
-          "Kafka did not answer within " + timeout.toMillis() + " ms (list tiered topics)", e);
+    List<String> candidates = answer(admin.listTopics().names(), "list the tiered topics").stream()
+        .filter(names)
+        .sorted()
+        .toList();
+    if (candidates.isEmpty()) {
+      return List.of();
     }
+    List<ConfigResource> resources =
+        candidates.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+    Map<ConfigResource, Config> configs;
+    try {
+      configs = answer(admin.describeConfigs(resources).all(), "list the tiered topics");
+    } catch (UnknownTopicOrPartitionException e) {
+      return List.of(); // deleted between the two calls
+    }
+    List<String> tiered = new ArrayList<>();
+    configs.forEach((resource, config) -> {
+      ConfigEntry entry = config.get(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG);
+      if (entry != null && "true".equalsIgnoreCase(entry.value())) {
+        tiered.add(resource.name());
+      }
+    });
+    return tiered;
   }
 
   /**
@@ -139,15 +127,32 @@ final class KafkaHead implements AutoCloseable {
   }
 
   private Map<Integer, Long> offsetsOf(String topic, ListOffsetsResult result) throws InterruptedException {
+    String what = "list the offsets of topic " + topic;
     Map<Integer, Long> out = new HashMap<>();
     try {
-      result.all().get(timeout.toMillis(), TimeUnit.MILLISECONDS).forEach((tp, info) -> out.put(tp.partition(), info.offset()));
-      return out;
+      answer(result.all(), what).forEach((tp, info) -> out.put(tp.partition(), info.offset()));
+    } catch (UnknownTopicOrPartitionException e) {
+      throw new KafkaUnavailableException("Could not " + what + ": " + e, e);
+    }
+    return out;
+  }
+
+  /**
+   * An admin call's result, awaited for at most the timeout. A topic that does not exist is thrown as Kafka's
+   * {@link UnknownTopicOrPartitionException}, for the caller to decide; any other failure, or no answer in time, is a
+   * {@link KafkaUnavailableException} naming {@code what} was asked.
+   */
+  private <T> T answer(KafkaFuture<T> future, String what) throws InterruptedException {
+    try {
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new KafkaUnavailableException("Could not list the offsets of topic " + topic + ": " + e.getCause(), e.getCause());
+      if (e.getCause() instanceof UnknownTopicOrPartitionException unknown) {
+        throw unknown;
+      }
+      throw new KafkaUnavailableException("Could not " + what + ": " + e.getCause(), e.getCause());
     } catch (java.util.concurrent.TimeoutException e) {
       throw new KafkaUnavailableException(
-          "Kafka did not answer within " + timeout.toMillis() + " ms (list offsets of topic " + topic + ")", e);
+          "Kafka did not answer within " + timeout.toMillis() + " ms (" + what + ")", e);
     }
   }
 
