@@ -1,5 +1,6 @@
 package io.floe.headview;
 
+import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,9 +11,13 @@ import java.util.Objects;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.data.Record;
@@ -44,7 +49,7 @@ final class CommittedOffsets {
     }
   }
 
-  static void fileBound(Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
+  private static void fileBound(Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
     Schema schema = base.schema();
     int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
     int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
@@ -64,7 +69,7 @@ final class CommittedOffsets {
     }
   }
 
-  private static Integer identityPartition(PartitionSpec spec, DataFile file, int sourceId) {
+  static Integer identityPartition(PartitionSpec spec, DataFile file, int sourceId) {
     List<PartitionField> fields = spec.fields();
     for (int i = 0; i < fields.size(); i++) {
       if (fields.get(i).sourceId() == sourceId && fields.get(i).transform().isIdentity()) {
@@ -74,7 +79,7 @@ final class CommittedOffsets {
     return null;
   }
 
-  private static <T> T bound(Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
+  static <T> T bound(Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
     if (bounds == null || bounds.get(fieldId) == null) {
       return null;
     }
@@ -98,6 +103,33 @@ final class CommittedOffsets {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Reading the offsets of " + file.location() + " failed", e);
+    }
+  }
+
+  /** Adds the end a segment commit's summary records ({@code floe.partition}, {@code floe.end-offset}), if any. */
+  static void summaryBound(Snapshot snapshot, Map<Integer, Long> next) {
+    String p = snapshot.summary().get(SegmentCommitter.SUMMARY_PARTITION);
+    String end = snapshot.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
+    if (p != null && end != null) {
+      next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
+    }
+  }
+
+  /**
+   * Adds the bounds of the files in the manifests {@code snapshot} wrote: its added files (and, for a merged
+   * manifest, files still live that it carried over, whose offsets are in the table anyway).
+   */
+  static void addedFileBounds(Table table, TableMetadata base, Snapshot snapshot, Map<Integer, Long> next) {
+    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+      if (manifest.snapshotId() != null && manifest.snapshotId() == snapshot.snapshotId()) {
+        try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), base.specsById())) {
+          for (DataFile file : files) {
+            fileBound(table, base, file, next);
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
     }
   }
 }

@@ -2,10 +2,7 @@ package io.floe.headview;
 
 import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.headview.HeadWriter.Ranges;
-import io.floe.iceberg.SegmentCommitter;
 import io.floe.iceberg.TopicTableLayout;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,11 +18,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
@@ -169,14 +163,9 @@ final class HeadView implements AutoCloseable {
               id, topic, tableTopicId, topic, info.topicId());
           return base;
         }
-        long described = System.nanoTime();
         timings.mark("kafka-describe");
         KafkaHead.Offsets offsets = kafka.offsets(topic, info.partitions());
         timings.mark("kafka-offsets");
-        if (LOG.isTraceEnabled()) {
-          LOG.trace("{}: bounds+describe {} ms, offsets {} ms", id, (described - started) / 1_000_000,
-              (System.nanoTime() - described) / 1_000_000);
-        }
         Map<Integer, Long> from = new TreeMap<>();
         Map<Integer, Long> to = new TreeMap<>();
         for (int p : info.partitions()) {
@@ -380,11 +369,7 @@ final class HeadView implements AutoCloseable {
       next = new HashMap<>();
       if (current != null) {
         for (Snapshot s : SnapshotUtil.ancestorsOf(snapshotId, base::snapshot)) {
-          String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
-          String end = s.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
-          if (p != null && end != null) {
-            next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
-          }
+          CommittedOffsets.summaryBound(s, next);
         }
         CommittedOffsets.fileBounds(table, base, snapshotId, next);
       }
@@ -420,24 +405,8 @@ final class HeadView implements AutoCloseable {
       }
       Map<Integer, Long> next = new HashMap<>(committedNext);
       for (Snapshot s : newer) {
-        String p = s.summary().get(SegmentCommitter.SUMMARY_PARTITION);
-        String end = s.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
-        if (p != null && end != null) {
-          next.merge(Integer.parseInt(p), Long.parseLong(end) + 1, Math::max);
-        }
-        // The manifests this snapshot wrote: its added files (and, for a merged manifest, files still live that it
-        // carried over, whose offsets are in the table anyway).
-        for (ManifestFile manifest : s.dataManifests(table.io())) {
-          if (manifest.snapshotId() != null && manifest.snapshotId() == s.snapshotId()) {
-            try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), base.specsById())) {
-              for (DataFile file : files) {
-                CommittedOffsets.fileBound(table, base, file, next);
-              }
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          }
-        }
+        CommittedOffsets.summaryBound(s, next);
+        CommittedOffsets.addedFileBounds(table, base, s, next);
       }
       return next;
     }
@@ -536,7 +505,7 @@ final class HeadView implements AutoCloseable {
     LOG.debug("Deleted head {} ({} files)", state.ops().scratch(), files.size());
   }
 
-  private static void deleteQuietly(FileIO io, String location) {
+  static void deleteQuietly(FileIO io, String location) {
     try {
       io.deleteFile(location);
     } catch (RuntimeException e) {

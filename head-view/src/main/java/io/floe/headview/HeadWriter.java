@@ -3,7 +3,6 @@ package io.floe.headview;
 import io.floe.iceberg.TopicTableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,7 +11,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -24,9 +22,7 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
@@ -117,7 +113,7 @@ final class HeadWriter {
       }
       return out;
     } catch (RuntimeException e) {
-      out.forEach(f -> deleteQuietly(view.io(), f.file().location()));
+      out.forEach(f -> HeadView.deleteQuietly(view.io(), f.file().location()));
       throw e;
     }
   }
@@ -173,7 +169,7 @@ final class HeadWriter {
     }
     List<DataFile> written = writer.result().dataFiles();
     if (failure != null) {
-      written.forEach(f -> deleteQuietly(view.io(), f.location()));
+      written.forEach(f -> HeadView.deleteQuietly(view.io(), f.location()));
       throw failure;
     }
     List<HeadFile> out = new ArrayList<>();
@@ -206,7 +202,7 @@ final class HeadWriter {
     String location = writer.toDataFile() == null ? null : writer.toDataFile().location();
     if (failure != null || count[0] == 0) {
       if (location != null) {
-        deleteQuietly(view.io(), location);
+        HeadView.deleteQuietly(view.io(), location);
       }
       if (failure != null) {
         throw failure;
@@ -233,35 +229,14 @@ final class HeadWriter {
 
   /** A partitioned file's Kafka partition and offset bounds, from its partition tuple and column bounds. */
   private Map<Integer, Span> offsetsFromBounds(DataFile file) {
-    int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
     int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
-    Integer partition = null;
-    List<PartitionField> fields = view.specs().get(file.specId()).fields();
-    for (int i = 0; i < fields.size(); i++) {
-      if (fields.get(i).sourceId() == partitionId && fields.get(i).transform().isIdentity()) {
-        partition = file.partition().get(i, Integer.class);
-      }
-    }
-    Long first = bound(file.lowerBounds(), offsetId, Types.LongType.get());
-    Long last = bound(file.upperBounds(), offsetId, Types.LongType.get());
+    Integer partition = CommittedOffsets.identityPartition(
+        view.specs().get(file.specId()), file, schema.findField(TopicTableLayout.PARTITION).fieldId());
+    Long first = CommittedOffsets.bound(file.lowerBounds(), offsetId, Types.LongType.get());
+    Long last = CommittedOffsets.bound(file.upperBounds(), offsetId, Types.LongType.get());
     if (partition == null || first == null || last == null) {
       return null;
     }
     return Map.of(partition, new Span(first, last));
-  }
-
-  private static <T> T bound(Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
-    if (bounds == null || bounds.get(fieldId) == null) {
-      return null;
-    }
-    return Conversions.fromByteBuffer(type, bounds.get(fieldId));
-  }
-
-  static void deleteQuietly(FileIO io, String location) {
-    try {
-      io.deleteFile(location);
-    } catch (RuntimeException e) {
-      // best effort: the scratch prefix is always safe to delete while the service is stopped
-    }
   }
 }
