@@ -82,12 +82,8 @@ class HeadViewServerTest {
     catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL);
     topicTables = new TopicTables(catalog, TopicTableOptions.builder().build());
 
-    Map<String, String> props = new HashMap<>();
-    TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
-    props.put("iceberg.type", "jdbc");
-    props.put("catalog.name", TestCatalogs.CATALOG_NAME);
-    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    props.put("listen.port", "0");
+    Map<String, String> props =
+        TestHeadViewConfig.properties(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), kafka.bootstrapServers());
     props.put("auth.token", TOKEN);
     props.put("head.kafka-timeout-ms", "20000");
     server = HeadViewServer.start(HeadViewConfig.of(props));
@@ -414,12 +410,8 @@ class HeadViewServerTest {
     String topic = "on_s3";
     String topicId = createTopic(topic, 1);
     produce(topic, 1, 0, 30);
-    Map<String, String> props = new HashMap<>();
-    catalogProps.forEach((k, v) -> props.put("iceberg." + k, v));
-    props.put("iceberg.type", "jdbc");
+    Map<String, String> props = TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
     io.floe.testing.LocalS3.get().fileIoProperties().forEach((k, v) -> props.put("client." + k, v));
-    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    props.put("listen.port", "0");
     try (JdbcCatalog s3Catalog = new JdbcCatalog()) {
       s3Catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
       Table real = new TopicTables(s3Catalog, TopicTableOptions.builder().build()).resolve(topic, topicId);
@@ -457,11 +449,8 @@ class HeadViewServerTest {
     commitTiered(real, topic, 0, 0, 4);
     TableIdentifier id = TableIdentifier.of("kafka", topic);
     for (String mode : List.of("fail", "committed")) {
-      Map<String, String> props = new HashMap<>();
-      TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
-      props.put("iceberg.type", "jdbc");
-      props.put("kafka.bootstrap.servers", "127.0.0.1:1");
-      props.put("listen.port", "0");
+      Map<String, String> props =
+          TestHeadViewConfig.properties(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), "127.0.0.1:1");
       props.put("head.kafka-timeout-ms", "1500");
       props.put("head.on-kafka-error", mode);
       try (HeadViewServer offline = HeadViewServer.start(HeadViewConfig.of(props))) {
@@ -490,11 +479,8 @@ class HeadViewServerTest {
     String topicId = createTopic(topic, 1);
     produce(topic, 1, 0, 10);
     Table real = topicTables.resolve(topic, topicId);
-    Map<String, String> props = new HashMap<>();
-    TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL).forEach((k, v) -> props.put("iceberg." + k, v));
-    props.put("iceberg.type", "jdbc");
-    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    props.put("listen.port", "0");
+    Map<String, String> props =
+        TestHeadViewConfig.properties(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), kafka.bootstrapServers());
     props.put("head.cache-ttl-ms", "500");
     props.put("head.idle-ttl-ms", "600000");
     TableIdentifier id = TableIdentifier.of("kafka", topic);

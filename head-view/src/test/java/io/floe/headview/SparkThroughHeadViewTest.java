@@ -62,12 +62,7 @@ class SparkThroughHeadViewTest {
     catalog = new JdbcCatalog();
     catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
 
-    Map<String, String> props = new HashMap<>();
-    catalogProps.forEach((k, v) -> props.put("iceberg." + k, v));
-    props.put("iceberg.type", "jdbc");
-    props.put("catalog.name", TestCatalogs.CATALOG_NAME);
-    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    props.put("listen.port", "0");
+    Map<String, String> props = TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
     props.put("auth.token", TOKEN);
     props.put("head.kafka-timeout-ms", "20000");
     server = HeadViewServer.start(HeadViewConfig.of(props));

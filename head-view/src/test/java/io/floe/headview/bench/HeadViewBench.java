@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.headview.HeadViewConfig;
 import io.floe.headview.HeadViewServer;
+import io.floe.headview.TestHeadViewConfig;
 import io.floe.headview.TestKafka;
 import io.floe.headview.Tierer;
 import io.floe.iceberg.TopicTableOptions;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -347,12 +347,7 @@ public final class HeadViewBench {
   }
 
   private HeadViewServer startServer() throws IOException {
-    Map<String, String> props = new HashMap<>();
-    catalogProps.forEach((k, v) -> props.put("iceberg." + k, v));
-    props.put("iceberg.type", "jdbc");
-    props.put("catalog.name", TestCatalogs.CATALOG_NAME);
-    props.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    props.put("listen.port", "0");
+    Map<String, String> props = TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
     props.put("head.cache-ttl-ms", "5000");
     // -Dhead.write.parquet.compression-codec=snappy etc.: try other head-view settings
     System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("head."))
