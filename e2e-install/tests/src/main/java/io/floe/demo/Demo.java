@@ -95,7 +95,7 @@ public final class Demo {
 
   static void run(Path work, long brokerPid) throws Exception {
     Properties server = load(work.resolve("server.properties"));
-    String bootstrap = server.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "");
+    String bootstrap = bootstrap(server);
     TopicPartition tp = new TopicPartition(TOPIC, 0);
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000))) {
@@ -182,7 +182,7 @@ public final class Demo {
     new java.util.TreeMap<>(LocalStack.catalogProperties(server))
         .forEach((k, v) -> out.append("iceberg.").append(k).append('=').append(v).append('\n'));
     out.append("kafka.bootstrap.servers=")
-        .append(broker.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "")).append('\n');
+        .append(bootstrap(broker)).append('\n');
     Files.writeString(work.resolve("head-view.properties"), out.toString());
   }
 
@@ -194,7 +194,7 @@ public final class Demo {
    */
   static void fresh(Path work) throws Exception {
     Properties server = load(work.resolve("server.properties"));
-    String bootstrap = server.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "");
+    String bootstrap = bootstrap(server);
     Properties headView = load(work.resolve("head-view.properties"));
     String uri = "http://127.0.0.1:" + headView.getProperty("listen.port");
     Map<String, String> clientProps = new HashMap<>(LocalStack.catalogProperties(work.resolve("server.properties")));
@@ -429,6 +429,11 @@ public final class Demo {
       }
     }
     return total;
+  }
+
+  /** The broker's address for clients, from its advertised listener. */
+  private static String bootstrap(Properties server) {
+    return server.getProperty("advertised.listeners").replaceFirst("^[A-Z_]+://", "");
   }
 
   private static Properties load(Path file) throws IOException {
