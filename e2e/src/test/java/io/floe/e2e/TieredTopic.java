@@ -37,6 +37,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -89,7 +90,11 @@ final class TieredTopic {
 
   String topicId() throws Exception {
     if (topicId == null) {
-      topicId = admin.describeTopics(List.of(name)).allTopicNames().get().get(name).topicId().toString();
+      // Right after the create, the broker's metadata may not have the topic yet.
+      topicId = await().atMost(AWAIT)
+          .ignoreExceptionsMatching(e -> e.getCause() instanceof UnknownTopicOrPartitionException)
+          .until(() -> admin.describeTopics(List.of(name)).allTopicNames().get().get(name).topicId().toString(),
+              java.util.Objects::nonNull);
     }
     return topicId;
   }
