@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A broker restarted on its log directories (a new RemoteLogManager and a new, freshly configured plugin instance)
- * still serves the tiered records from the Iceberg table, goes on tiering from where it stopped, and copies no
- * segment twice: the table's snapshots from before the restart are kept as they were, and each segment's offsets
- * are in exactly one snapshot.
+ * A broker restarted on its log directories (a new RemoteLogManager and a new, freshly configured
+ * plugin instance) still serves the tiered records from the Iceberg table, goes on tiering from
+ * where it stopped, and copies no segment twice: the table's snapshots from before the restart are
+ * kept as they were, and each segment's offsets are in exactly one snapshot.
  */
 class BrokerRestartTest {
   @TempDir Path dir;
@@ -25,7 +25,7 @@ class BrokerRestartTest {
   @Test
   void tieredDataSurvivesARestartAndNothingIsCopiedTwice() throws Exception {
     try (FloeCluster cluster = FloeCluster.start(FloeCluster.s3CatalogProperties(dir), Map.of());
-         JdbcCatalog catalog = cluster.catalog()) {
+        JdbcCatalog catalog = cluster.catalog()) {
       TieredTopic topic;
       long before;
       long tiered;
@@ -35,7 +35,8 @@ class BrokerRestartTest {
         topic = TieredTopic.create(cluster, admin, "restart.events");
         topic.topicId();
         before = topic.produceAndRoll(250);
-        // Restart with no copy in flight: one cut short (after its commit, before Kafka recorded it) is copied
+        // Restart with no copy in flight: one cut short (after its commit, before Kafka recorded
+        // it) is copied
         // again after the restart by design, replacing the first copy's files.
         tiered = topic.awaitAllTiered();
         topic.awaitLocalLogStartPast(before);
@@ -49,20 +50,27 @@ class BrokerRestartTest {
       try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
         TieredTopic after = topic.withAdmin(admin);
         long errors = floeMetric("CopyErrors");
-        // The restarted broker reads the remote log metadata topic again before it knows what is tiered.
+        // The restarted broker reads the remote log metadata topic again before it knows what is
+        // tiered.
         after.awaitTieredThrough(tiered);
-        assertThat(after.offset(OffsetSpec.earliestLocal())).as("local log start after the restart")
+        assertThat(after.offset(OffsetSpec.earliestLocal()))
+            .as("local log start after the restart")
             .isGreaterThan(before);
         long fetches = floeMetric("FetchCount");
-        assertThat(after.consume(0, tiered)).as("tiered records read after the restart").isEqualTo(served);
-        assertThat(floeMetric("FetchCount")).as("served by the restarted plugin").isGreaterThan(fetches);
+        assertThat(after.consume(0, tiered))
+            .as("tiered records read after the restart")
+            .isEqualTo(served);
+        assertThat(floeMetric("FetchCount"))
+            .as("served by the restarted plugin")
+            .isGreaterThan(fetches);
 
         long more = after.produceAndRoll(120);
         assertThat(after.awaitAllTiered()).isGreaterThanOrEqualTo(more);
         Table table = after.table(catalog);
         List<TieredTopic.CopySnapshot> copiesAfter = TieredTopic.copySnapshots(table);
         assertThat(copiesAfter.subList(0, copiesBefore.size()))
-            .as("snapshots from before the restart, unchanged").isEqualTo(copiesBefore);
+            .as("snapshots from before the restart, unchanged")
+            .isEqualTo(copiesBefore);
         after.assertTableHoldsEachRecordOnce(table, more, true);
         assertThat(floeMetric("CopyErrors")).isEqualTo(errors);
       }

@@ -18,18 +18,24 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP proxy on 127.0.0.1 in front of an HTTP server (S3Proxy) that can be switched to fail: {@link Mode#DOWN}
- * resets every connection as soon as it is accepted (a store that cannot be reached), {@link Mode#HTTP_503} answers
- * every write (PUT, POST, DELETE) with 503 SlowDown while reads still pass (a store that is up but failing).
- * Switching to a failing mode cuts the connections already open, and while failing every relayed request carries
- * "Connection: close", so no pooled keep-alive connection slips past the fault.
+ * A TCP proxy on 127.0.0.1 in front of an HTTP server (S3Proxy) that can be switched to fail:
+ * {@link Mode#DOWN} resets every connection as soon as it is accepted (a store that cannot be
+ * reached), {@link Mode#HTTP_503} answers every write (PUT, POST, DELETE) with 503 SlowDown while
+ * reads still pass (a store that is up but failing). Switching to a failing mode cuts the
+ * connections already open, and while failing every relayed request carries "Connection: close", so
+ * no pooled keep-alive connection slips past the fault.
  */
 final class FaultyProxy implements AutoCloseable {
-  enum Mode { PASS, DOWN, HTTP_503 }
+  enum Mode {
+    PASS,
+    DOWN,
+    HTTP_503
+  }
 
   private static final byte[] SLOW_DOWN =
       ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
-          + "<Message>Injected by the test's FaultyProxy</Message></Error>").getBytes(StandardCharsets.UTF_8);
+              + "<Message>Injected by the test's FaultyProxy</Message></Error>")
+          .getBytes(StandardCharsets.UTF_8);
 
   private final InetSocketAddress upstream;
   private final ServerSocket server;
@@ -117,7 +123,8 @@ final class FaultyProxy implements AutoCloseable {
   private void answerSlowDown(Socket client, String head) throws IOException {
     try (client) {
       InputStream in = client.getInputStream();
-      // Drain a body the client sends without waiting for 100-continue, so it reads our answer, not a reset.
+      // Drain a body the client sends without waiting for 100-continue, so it reads our answer, not
+      // a reset.
       String lower = head.toLowerCase(Locale.ROOT);
       if (!lower.contains("expect: 100-continue")) {
         long length = contentLength(lower);
@@ -125,8 +132,11 @@ final class FaultyProxy implements AutoCloseable {
       }
       faulted.get(Mode.HTTP_503).incrementAndGet();
       OutputStream out = client.getOutputStream();
-      out.write(("HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: " + SLOW_DOWN.length
-          + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: "
+                  + SLOW_DOWN.length
+                  + "\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.write(SLOW_DOWN);
       out.flush();
     }

@@ -10,8 +10,9 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
 /**
- * A one-node KRaft cluster (combined broker and controller, in process) whose remote tier is Floe, writing to a
- * JdbcCatalog on SQLite with an S3Proxy warehouse: the setup a user runs, with the settings from shared/STACK.md.
+ * A one-node KRaft cluster (combined broker and controller, in process) whose remote tier is Floe,
+ * writing to a JdbcCatalog on SQLite with an S3Proxy warehouse: the setup a user runs, with the
+ * settings from shared/STACK.md.
  */
 final class FloeCluster implements AutoCloseable {
   static final String RSM_PREFIX = "rsm.config.";
@@ -26,15 +27,20 @@ final class FloeCluster implements AutoCloseable {
 
   /** Catalog properties for the broker's plugin and for the test's own reads of the same tables. */
   static Map<String, String> s3CatalogProperties(Path dir) {
-    Map<String, String> props = new HashMap<>(TestCatalogs.properties(dir, TestCatalogs.Storage.S3));
+    Map<String, String> props =
+        new HashMap<>(TestCatalogs.properties(dir, TestCatalogs.Storage.S3));
     props.put("type", "jdbc");
     return props;
   }
 
-  static FloeCluster start(Map<String, String> catalogProperties, Map<String, String> extraRsmConfig)
-      throws Exception {
+  static FloeCluster start(
+      Map<String, String> catalogProperties, Map<String, String> extraRsmConfig) throws Exception {
     TestKitNodes nodes =
-        new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build();
+        new TestKitNodes.Builder()
+            .setCombined(true)
+            .setNumBrokerNodes(1)
+            .setNumControllerNodes(1)
+            .build();
     KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
     brokerConfig(catalogProperties, extraRsmConfig).forEach(builder::setConfigProp);
     KafkaClusterTestKit kit = builder.build();
@@ -49,7 +55,8 @@ final class FloeCluster implements AutoCloseable {
     return new FloeCluster(kit, catalogProperties);
   }
 
-  static Map<String, String> brokerConfig(Map<String, String> catalogProperties, Map<String, String> extraRsmConfig) {
+  static Map<String, String> brokerConfig(
+      Map<String, String> catalogProperties, Map<String, String> extraRsmConfig) {
     Map<String, String> c = new HashMap<>();
     c.put("remote.log.storage.system.enable", "true");
     c.put("remote.log.storage.manager.class.name", "io.floe.rsm.FloeRemoteStorageManager");
@@ -76,7 +83,10 @@ final class FloeCluster implements AutoCloseable {
     return catalog(catalogProperties);
   }
 
-  /** A catalog of the test's own on {@code properties} (for example reaching the store past a fault proxy). */
+  /**
+   * A catalog of the test's own on {@code properties} (for example reaching the store past a fault
+   * proxy).
+   */
   static JdbcCatalog catalog(Map<String, String> properties) {
     JdbcCatalog catalog = new JdbcCatalog();
     Map<String, String> props = new HashMap<>(properties);
@@ -86,8 +96,9 @@ final class FloeCluster implements AutoCloseable {
   }
 
   /**
-   * Shuts the broker down and starts it again in this JVM, on the same log directories: a new RemoteLogManager and
-   * a new plugin instance (configured again) pick up where the old ones stopped.
+   * Shuts the broker down and starts it again in this JVM, on the same log directories: a new
+   * RemoteLogManager and a new plugin instance (configured again) pick up where the old ones
+   * stopped.
    */
   void restartBroker() throws Exception {
     for (BrokerServer broker : kit.brokers().values()) {

@@ -43,10 +43,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The head view in front of a broker that really tiers through Floe (S3Proxy, JdbcCatalog): while a producer writes
- * and the broker rolls, copies and commits segments, queries through the head view run in a loop. In every result,
- * each partition's offsets are contiguous from 0, without duplicates, up to at least the last offset acknowledged
- * before that query's loadTable began, across the moving boundary between tiered files and the live head.
+ * The head view in front of a broker that really tiers through Floe (S3Proxy, JdbcCatalog): while a
+ * producer writes and the broker rolls, copies and commits segments, queries through the head view
+ * run in a loop. In every result, each partition's offsets are contiguous from 0, without
+ * duplicates, up to at least the last offset acknowledged before that query's loadTable began,
+ * across the moving boundary between tiered files and the live head.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HeadViewOnTieringBrokerTest {
@@ -65,11 +66,18 @@ class HeadViewOnTieringBrokerTest {
   void start() throws Exception {
     cluster = FloeCluster.start(FloeCluster.s3CatalogProperties(dir), Map.of());
     admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
-    admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1).configs(Map.of(
-        "remote.storage.enable", "true",
-        "segment.bytes", "1048576",
-        "local.retention.ms", "1000",
-        "retention.ms", "-1")))).all().get();
+    admin
+        .createTopics(
+            List.of(
+                new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                    .configs(
+                        Map.of(
+                            "remote.storage.enable", "true",
+                            "segment.bytes", "1048576",
+                            "local.retention.ms", "1000",
+                            "retention.ms", "-1"))))
+        .all()
+        .get();
 
     Map<String, String> props = new HashMap<>();
     cluster.catalogProperties.forEach((k, v) -> props.put("iceberg." + k, v));
@@ -80,7 +88,9 @@ class HeadViewOnTieringBrokerTest {
 
     // The engine's side: Iceberg's REST client, reading the files with its own S3 settings.
     Map<String, String> clientProps = new HashMap<>(cluster.catalogProperties);
-    clientProps.keySet().removeIf(k -> k.equals("type") || k.equals("uri") || k.startsWith("jdbc."));
+    clientProps
+        .keySet()
+        .removeIf(k -> k.equals("type") || k.equals("uri") || k.startsWith("jdbc."));
     clientProps.put("uri", headView.uri());
     client = new RESTCatalog();
     client.initialize("headview", clientProps);
@@ -103,8 +113,12 @@ class HeadViewOnTieringBrokerTest {
       acked.put(p, new AtomicLong(-1));
     }
     TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(TOPIC));
-    // Served from the start (as the table the plugin will create), once the broker's metadata has the new topic.
-    await().atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> client.loadTable(id) != null);
+    // Served from the start (as the table the plugin will create), once the broker's metadata has
+    // the new topic.
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .ignoreExceptions()
+        .until(() -> client.loadTable(id) != null);
     AtomicBoolean producing = new AtomicBoolean(true);
     AtomicReference<Throwable> producerFailure = new AtomicReference<>();
     Thread producer = new Thread(() -> produce(acked, producing, producerFailure), "live-producer");
@@ -113,9 +127,12 @@ class HeadViewOnTieringBrokerTest {
     int queriesOverTieredAndHead = 0;
     java.util.Set<Long> committedSnapshotsSeen = new java.util.HashSet<>();
     try {
-      // Until the broker has tiered at least three segments per partition and a few queries saw both sides.
+      // Until the broker has tiered at least three segments per partition and a few queries saw
+      // both sides.
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-      while (tieredSegments() < 3 * PARTITIONS || queriesOverTieredAndHead < 3 || committedSnapshotsSeen.size() < 3) {
+      while (tieredSegments() < 3 * PARTITIONS
+          || queriesOverTieredAndHead < 3
+          || committedSnapshotsSeen.size() < 3) {
         assertThat(System.nanoTime()).as("tiering progress").isLessThan(deadline);
         assertThat(producerFailure.get()).isNull();
         Map<Integer, Long> before = new TreeMap<>();
@@ -140,11 +157,13 @@ class HeadViewOnTieringBrokerTest {
     acked.forEach((p, o) -> end.put(p, o.get()));
     assertContiguousFromZero(client.loadTable(id), end, queries);
     assertThat(queriesOverTieredAndHead).isGreaterThanOrEqualTo(3);
-    System.out.printf("%d queries, %d over tiered files + head, %d different committed snapshots under them; acked %s%n",
+    System.out.printf(
+        "%d queries, %d over tiered files + head, %d different committed snapshots under them; acked %s%n",
         queries, queriesOverTieredAndHead, committedSnapshotsSeen.size(), end);
   }
 
-  private void produce(Map<Integer, AtomicLong> acked, AtomicBoolean producing, AtomicReference<Throwable> failure) {
+  private void produce(
+      Map<Integer, AtomicLong> acked, AtomicBoolean producing, AtomicReference<Throwable> failure) {
     Map<String, Object> props = new HashMap<>();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -154,20 +173,25 @@ class HeadViewOnTieringBrokerTest {
     Random random = new Random(7);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
       while (producing.get()) {
-        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent =
+            new ArrayList<>();
         for (int i = 0; i < 20; i++) {
           byte[] value = new byte[VALUE_BYTES];
           random.nextBytes(value);
-          sent.add(producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value), (m, e) -> {
-            if (e == null) {
-              acked.get(m.partition()).accumulateAndGet(m.offset(), Math::max);
-            }
-          }));
+          sent.add(
+              producer.send(
+                  new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value),
+                  (m, e) -> {
+                    if (e == null) {
+                      acked.get(m.partition()).accumulateAndGet(m.offset(), Math::max);
+                    }
+                  }));
         }
         for (var f : sent) {
           f.get(); // acknowledged: from now on every query must see it
         }
-        Thread.sleep(20); // paces the producer (about 4 MiB/s), so the broker rolls a segment every ~0.5 s
+        Thread.sleep(
+            20); // paces the producer (about 4 MiB/s), so the broker rolls a segment every ~0.5 s
       }
     } catch (Throwable e) {
       failure.set(e);
@@ -179,16 +203,21 @@ class HeadViewOnTieringBrokerTest {
     long segments = 0;
     for (int p = 0; p < PARTITIONS; p++) {
       TopicPartition tp = new TopicPartition(TOPIC, p);
-      long tiered = admin.listOffsets(Map.of(tp, OffsetSpec.latestTiered())).all().get().get(tp).offset();
+      long tiered =
+          admin.listOffsets(Map.of(tp, OffsetSpec.latestTiered())).all().get().get(tp).offset();
       // about 250 records of 4 KiB per 1 MiB segment
       segments += tiered < 0 ? 0 : (tiered + 1) / 200;
     }
     return segments;
   }
 
-  /** The latest snapshot under the view's head that the plugin committed (a segment copy), or null. */
+  /**
+   * The latest snapshot under the view's head that the plugin committed (a segment copy), or null.
+   */
   private static Long committedSnapshot(Table view) {
-    for (Snapshot s = view.currentSnapshot(); s != null; s = s.parentId() == null ? null : view.snapshot(s.parentId())) {
+    for (Snapshot s = view.currentSnapshot();
+        s != null;
+        s = s.parentId() == null ? null : view.snapshot(s.parentId())) {
       if (s.summary().containsKey("floe.segment-id")) {
         return s.snapshotId();
       }
@@ -196,13 +225,15 @@ class HeadViewOnTieringBrokerTest {
     return null;
   }
 
-  private static void assertContiguousFromZero(Table view, Map<Integer, Long> ackedBefore, int query)
-      throws Exception {
+  private static void assertContiguousFromZero(
+      Table view, Map<Integer, Long> ackedBefore, int query) throws Exception {
     Map<Integer, List<Long>> offsets = new TreeMap<>();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(view).select("kafka.partition", "kafka.offset").build()) {
+    try (CloseableIterable<Record> rows =
+        IcebergGenerics.read(view).select("kafka.partition", "kafka.offset").build()) {
       for (Record row : rows) {
         Record kafka = (Record) row.getField("kafka");
-        offsets.computeIfAbsent((Integer) kafka.getField("partition"), p -> new ArrayList<>())
+        offsets
+            .computeIfAbsent((Integer) kafka.getField("partition"), p -> new ArrayList<>())
             .add((Long) kafka.getField("offset"));
       }
     }
@@ -211,12 +242,24 @@ class HeadViewOnTieringBrokerTest {
       got.sort(Long::compare);
       for (int i = 0; i < got.size(); i++) {
         if (got.get(i) != i) {
-          throw new AssertionError("query " + query + ", partition " + e.getKey() + ": offset " + i
-              + " expected at position " + i + " but found " + got.get(i) + " (gap or duplicate)");
+          throw new AssertionError(
+              "query "
+                  + query
+                  + ", partition "
+                  + e.getKey()
+                  + ": offset "
+                  + i
+                  + " expected at position "
+                  + i
+                  + " but found "
+                  + got.get(i)
+                  + " (gap or duplicate)");
         }
       }
       assertThat((long) got.size() - 1)
-          .as("query %d, partition %d: the last offset acknowledged before the query", query, e.getKey())
+          .as(
+              "query %d, partition %d: the last offset acknowledged before the query",
+              query, e.getKey())
           .isGreaterThanOrEqualTo(e.getValue());
     }
   }

@@ -21,17 +21,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * With retention.mode=keep, Kafka's retention deletes remote segments (its log start offset moves past them) while
- * their rows stay in the table's current snapshot as history: no snapshot removes them.
+ * With retention.mode=keep, Kafka's retention deletes remote segments (its log start offset moves
+ * past them) while their rows stay in the table's current snapshot as history: no snapshot removes
+ * them.
  */
 class KeepRetentionTest {
   @TempDir Path dir;
 
   @Test
   void retentionAdvancesKafkaButKeepsTheRows() throws Exception {
-    try (FloeCluster cluster = FloeCluster.start(FloeCluster.s3CatalogProperties(dir), Map.of("retention.mode", "keep"));
-         Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
-         JdbcCatalog catalog = cluster.catalog()) {
+    try (FloeCluster cluster =
+            FloeCluster.start(
+                FloeCluster.s3CatalogProperties(dir), Map.of("retention.mode", "keep"));
+        Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
+        JdbcCatalog catalog = cluster.catalog()) {
       TieredTopic topic = TieredTopic.create(cluster, admin, "keep.events");
       long produced = topic.produceAndRoll(150);
       topic.awaitTieredThrough(produced);
@@ -42,22 +45,35 @@ class KeepRetentionTest {
       int segments = TieredTopic.copySnapshots(table).size();
       long deletes = floeMetric("DeleteCount");
 
-      admin.incrementalAlterConfigs(Map.of(
-          new ConfigResource(ConfigResource.Type.TOPIC, topic.name),
-          List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET))))
-          .all().get();
-      await("Kafka's retention deletes the tiered segments").atMost(AWAIT).pollInterval(Duration.ofMillis(250))
-          .until(() -> topic.offset(OffsetSpec.earliest()) > tiered
-              && floeMetric("DeleteCount") >= deletes + segments);
+      admin
+          .incrementalAlterConfigs(
+              Map.of(
+                  new ConfigResource(ConfigResource.Type.TOPIC, topic.name),
+                  List.of(
+                      new AlterConfigOp(
+                          new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET))))
+          .all()
+          .get();
+      await("Kafka's retention deletes the tiered segments")
+          .atMost(AWAIT)
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () ->
+                  topic.offset(OffsetSpec.earliest()) > tiered
+                      && floeMetric("DeleteCount") >= deletes + segments);
 
       assertThat(floeMetric("DeleteErrors")).isZero();
-      // Retention may roll and tier the active segment too: the rows from before must all still be there.
+      // Retention may roll and tier the active segment too: the rows from before must all still be
+      // there.
       long kept = rows.get(rows.size() - 1).offset();
       assertThat(TieredTopic.rows(table).stream().filter(r -> r.offset() <= kept).toList())
-          .as("rows after Kafka deleted the segments").isEqualTo(rows);
-      for (Snapshot s = table.currentSnapshot(); s != null;
-           s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-        assertThat(s.summary()).as("snapshot %d", s.snapshotId())
+          .as("rows after Kafka deleted the segments")
+          .isEqualTo(rows);
+      for (Snapshot s = table.currentSnapshot();
+          s != null;
+          s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+        assertThat(s.summary())
+            .as("snapshot %d", s.snapshotId())
             .doesNotContainEntry("floe.operation", "delete-segment");
       }
     }

@@ -23,24 +23,40 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A broker whose Floe configuration is wrong does not start, and says which key is wrong, in the exception and in
- * its log, without quoting a secret (neither the right one nor a wrong one a user typed).
+ * A broker whose Floe configuration is wrong does not start, and says which key is wrong, in the
+ * exception and in its log, without quoting a secret (neither the right one nor a wrong one a user
+ * typed).
  */
 class MisconfiguredBrokerTest {
   private static final String WRONG_SECRET = "wrong-secret-do-not-log-either";
 
   @TempDir Path dir;
 
-  /** A misconfiguration: catalog properties replaced (no "iceberg." prefix), other RSM keys, the key to name. */
+  /**
+   * A misconfiguration: catalog properties replaced (no "iceberg." prefix), other RSM keys, the key
+   * to name.
+   */
   static Stream<Arguments> misconfigurations() {
     return Stream.of(
-        Arguments.of("unknown retention mode", Map.of(), Map.of("retention.mode", "forever"),
+        Arguments.of(
+            "unknown retention mode",
+            Map.of(),
+            Map.of("retention.mode", "forever"),
             List.of("retention.mode")),
-        Arguments.of("unknown catalog type", Map.of("type", "cassandra"), Map.of(),
+        Arguments.of(
+            "unknown catalog type",
+            Map.of("type", "cassandra"),
+            Map.of(),
             List.of("iceberg.type", "cassandra")),
-        Arguments.of("missing bucket", Map.of("warehouse", "s3://floe-no-such-bucket/warehouse"), Map.of(),
+        Arguments.of(
+            "missing bucket",
+            Map.of("warehouse", "s3://floe-no-such-bucket/warehouse"),
+            Map.of(),
             List.of("iceberg.warehouse", "floe-no-such-bucket")),
-        Arguments.of("wrong S3 secret", Map.of("s3.secret-access-key", WRONG_SECRET), Map.of(),
+        Arguments.of(
+            "wrong S3 secret",
+            Map.of("s3.secret-access-key", WRONG_SECRET),
+            Map.of(),
             List.of("iceberg.s3.secret-access-key")));
   }
 
@@ -48,7 +64,10 @@ class MisconfiguredBrokerTest {
   @MethodSource("misconfigurations")
   @Timeout(120)
   void brokerStartupFailsNamingTheKey(
-      String what, Map<String, String> catalogChanges, Map<String, String> rsmConfig, List<String> named) {
+      String what,
+      Map<String, String> catalogChanges,
+      Map<String, String> rsmConfig,
+      List<String> named) {
     Map<String, String> catalog = new HashMap<>(FloeCluster.s3CatalogProperties(dir));
     catalog.putAll(catalogChanges);
     StringWriter log = new StringWriter();
@@ -68,8 +87,11 @@ class MisconfiguredBrokerTest {
       assertThat(config.getMessage()).as(what).contains(text);
     }
     assertThat(trace.toString()).doesNotContain(LocalS3.SECRET_KEY).doesNotContain(WRONG_SECRET);
-    assertThat(log.toString()).as("the broker's log").contains(named.get(0))
-        .doesNotContain(LocalS3.SECRET_KEY).doesNotContain(WRONG_SECRET);
+    assertThat(log.toString())
+        .as("the broker's log")
+        .contains(named.get(0))
+        .doesNotContain(LocalS3.SECRET_KEY)
+        .doesNotContain(WRONG_SECRET);
   }
 
   /** Copies everything logged (at the levels log4j2-test.xml lets through) while it is open. */
@@ -77,8 +99,13 @@ class MisconfiguredBrokerTest {
     private final WriterAppender appender;
 
     LogCapture(StringWriter target) {
-      appender = WriterAppender.newBuilder().setName("capture").setTarget(target)
-          .setLayout(PatternLayout.newBuilder().withPattern("%level %c{1}: %msg%n%throwable").build()).build();
+      appender =
+          WriterAppender.newBuilder()
+              .setName("capture")
+              .setTarget(target)
+              .setLayout(
+                  PatternLayout.newBuilder().withPattern("%level %c{1}: %msg%n%throwable").build())
+              .build();
       appender.start();
       LoggerContext context = (LoggerContext) LogManager.getContext(false);
       context.getConfiguration().getRootLogger().addAppender(appender, null, null);

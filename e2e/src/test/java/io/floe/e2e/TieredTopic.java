@@ -42,9 +42,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * A one-partition tiered topic on a {@link FloeCluster} for the fault, restart and retention tests: produces
- * incompressible ~10 KiB records (about 100 per 1 MiB segment), tells how far Kafka has tiered, and reads back what
- * Kafka serves and what the Iceberg table holds.
+ * A one-partition tiered topic on a {@link FloeCluster} for the fault, restart and retention tests:
+ * produces incompressible ~10 KiB records (about 100 per 1 MiB segment), tells how far Kafka has
+ * tiered, and reads back what Kafka serves and what the Iceberg table holds.
  */
 final class TieredTopic {
   static final Duration AWAIT = Duration.ofMinutes(3);
@@ -54,7 +54,13 @@ final class TieredTopic {
   record Row(long offset, ByteBuffer key, ByteBuffer value) {}
 
   /** A copy snapshot of the table: the segment's offsets and segment id, from its summary. */
-  record CopySnapshot(long snapshotId, long start, long end, String segmentId, long addedRecords, int replacedFiles) {}
+  record CopySnapshot(
+      long snapshotId,
+      long start,
+      long end,
+      String segmentId,
+      long addedRecords,
+      int replacedFiles) {}
 
   final String name;
   final TopicPartition tp;
@@ -71,13 +77,22 @@ final class TieredTopic {
     this.random = random;
   }
 
-  /** Creates the topic: 1 MiB segments, local copies deleted a second after tiering, no retention. */
+  /**
+   * Creates the topic: 1 MiB segments, local copies deleted a second after tiering, no retention.
+   */
   static TieredTopic create(FloeCluster cluster, Admin admin, String name) throws Exception {
-    admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(Map.of(
-        "remote.storage.enable", "true",
-        "segment.bytes", "1048576",
-        "local.retention.ms", "1000",
-        "retention.ms", "-1")))).all().get();
+    admin
+        .createTopics(
+            List.of(
+                new NewTopic(name, 1, (short) 1)
+                    .configs(
+                        Map.of(
+                            "remote.storage.enable", "true",
+                            "segment.bytes", "1048576",
+                            "local.retention.ms", "1000",
+                            "retention.ms", "-1"))))
+        .all()
+        .get();
     return new TieredTopic(cluster, admin, name, new Random(name.hashCode()));
   }
 
@@ -91,17 +106,28 @@ final class TieredTopic {
   String topicId() throws Exception {
     if (topicId == null) {
       // Right after the create, the broker's metadata may not have the topic yet.
-      topicId = await().atMost(AWAIT)
-          .ignoreExceptionsMatching(e -> e.getCause() instanceof UnknownTopicOrPartitionException)
-          .until(() -> admin.describeTopics(List.of(name)).allTopicNames().get().get(name).topicId().toString(),
-              java.util.Objects::nonNull);
+      topicId =
+          await()
+              .atMost(AWAIT)
+              .ignoreExceptionsMatching(
+                  e -> e.getCause() instanceof UnknownTopicOrPartitionException)
+              .until(
+                  () ->
+                      admin
+                          .describeTopics(List.of(name))
+                          .allTopicNames()
+                          .get()
+                          .get(name)
+                          .topicId()
+                          .toString(),
+                  java.util.Objects::nonNull);
     }
     return topicId;
   }
 
   /**
-   * Produces {@code records} records, then enough more that the segment holding the last of them rolls: once Kafka
-   * has tiered through the returned offset, all of them are in remote storage.
+   * Produces {@code records} records, then enough more that the segment holding the last of them
+   * rolls: once Kafka has tiered through the returned offset, all of them are in remote storage.
    */
   long produceAndRoll(int records) {
     long last = produce(records);
@@ -145,28 +171,43 @@ final class TieredTopic {
 
   void awaitTieredThrough(long offset) {
     await("Kafka tiers " + name + " through offset " + offset)
-        .atMost(AWAIT).pollInterval(Duration.ofMillis(250))
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(250))
         .until(() -> latestTiered() >= offset);
   }
 
-  /** Awaits Kafka tiering all it has (an idle active segment is rolled by local retention): no copy in flight. */
+  /**
+   * Awaits Kafka tiering all it has (an idle active segment is rolled by local retention): no copy
+   * in flight.
+   */
   long awaitAllTiered() {
     long[] tiered = {-1};
-    await("Kafka tiers all of " + name).atMost(AWAIT).pollInterval(Duration.ofMillis(250)).until(() -> {
-      tiered[0] = latestTiered();
-      return tiered[0] == offset(OffsetSpec.latest()) - 1;
-    });
+    await("Kafka tiers all of " + name)
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () -> {
+              tiered[0] = latestTiered();
+              return tiered[0] == offset(OffsetSpec.latest()) - 1;
+            });
     return tiered[0];
   }
 
-  /** Awaits Kafka deleting the local copies through {@code offset}: reads of those offsets go to the remote tier. */
+  /**
+   * Awaits Kafka deleting the local copies through {@code offset}: reads of those offsets go to the
+   * remote tier.
+   */
   void awaitLocalLogStartPast(long offset) {
     await("local log of " + name + " starts past " + offset)
-        .atMost(AWAIT).pollInterval(Duration.ofMillis(250))
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(250))
         .until(() -> offset(OffsetSpec.earliestLocal()) > offset);
   }
 
-  /** Records of offsets [from, to] as Kafka serves them (reads of tiered offsets go through the plugin). */
+  /**
+   * Records of offsets [from, to] as Kafka serves them (reads of tiered offsets go through the
+   * plugin).
+   */
   List<Row> consume(long from, long to) {
     Map<String, Object> props = new HashMap<>();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
@@ -179,7 +220,8 @@ final class TieredTopic {
       consumer.seek(tp, from);
       long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
       while (consumer.position(tp) <= to) {
-        assertThat(System.nanoTime()).as("reading %s offsets %d..%d within 90 s", name, from, to)
+        assertThat(System.nanoTime())
+            .as("reading %s offsets %d..%d within 90 s", name, from, to)
             .isLessThan(deadline);
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
           if (r.offset() <= to) {
@@ -206,8 +248,11 @@ final class TieredTopic {
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
       for (Record row : records) {
         Record kafka = (Record) row.getField("kafka");
-        out.add(new Row((Long) kafka.getField("offset"), (ByteBuffer) row.getField("key"),
-            (ByteBuffer) row.getField("value")));
+        out.add(
+            new Row(
+                (Long) kafka.getField("offset"),
+                (ByteBuffer) row.getField("key"),
+                (ByteBuffer) row.getField("value")));
       }
     }
     out.sort(Comparator.comparingLong(Row::offset));
@@ -218,28 +263,35 @@ final class TieredTopic {
   static List<CopySnapshot> copySnapshots(Table table) {
     table.refresh();
     List<CopySnapshot> out = new ArrayList<>();
-    for (Snapshot s = table.currentSnapshot(); s != null;
-         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+    for (Snapshot s = table.currentSnapshot();
+        s != null;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       Map<String, String> summary = s.summary();
       if (summary.containsKey(SegmentCommitter.SUMMARY_START_OFFSET)) {
-        out.add(0, new CopySnapshot(s.snapshotId(),
-            Long.parseLong(summary.get(SegmentCommitter.SUMMARY_START_OFFSET)),
-            Long.parseLong(summary.get(SegmentCommitter.SUMMARY_END_OFFSET)),
-            summary.get(SegmentCommitter.SUMMARY_SEGMENT_ID),
-            Long.parseLong(summary.getOrDefault("added-records", "0")),
-            Integer.parseInt(summary.getOrDefault(SegmentCommitter.SUMMARY_REPLACED_FILES, "0"))));
+        out.add(
+            0,
+            new CopySnapshot(
+                s.snapshotId(),
+                Long.parseLong(summary.get(SegmentCommitter.SUMMARY_START_OFFSET)),
+                Long.parseLong(summary.get(SegmentCommitter.SUMMARY_END_OFFSET)),
+                summary.get(SegmentCommitter.SUMMARY_SEGMENT_ID),
+                Long.parseLong(summary.getOrDefault("added-records", "0")),
+                Integer.parseInt(
+                    summary.getOrDefault(SegmentCommitter.SUMMARY_REPLACED_FILES, "0"))));
       }
     }
     return out;
   }
 
   /**
-   * The table holds every offset 0..{@code through} exactly once, with the key and value Kafka serves, and the
-   * copy snapshots cover the offsets end to end, each with all of its segment's records. A segment Kafka copied
-   * again (it lost track of a finished copy, say in a restart) must replace the earlier copy's files in the same
-   * snapshot; with {@code noRecopy}, no segment may have been copied twice at all.
+   * The table holds every offset 0..{@code through} exactly once, with the key and value Kafka
+   * serves, and the copy snapshots cover the offsets end to end, each with all of its segment's
+   * records. A segment Kafka copied again (it lost track of a finished copy, say in a restart) must
+   * replace the earlier copy's files in the same snapshot; with {@code noRecopy}, no segment may
+   * have been copied twice at all.
    */
-  void assertTableHoldsEachRecordOnce(Table table, long through, boolean noRecopy) throws Exception {
+  void assertTableHoldsEachRecordOnce(Table table, long through, boolean noRecopy)
+      throws Exception {
     List<CopySnapshot> copies = copySnapshots(table);
     assertThat(copies).as("copy snapshots of %s", name).isNotEmpty();
     Map<Long, CopySnapshot> byStart = new TreeMap<>();
@@ -260,18 +312,22 @@ final class TieredTopic {
     long tableEnd = next - 1;
     assertThat(tableEnd).as("offsets the table holds").isGreaterThanOrEqualTo(through);
     assertThat(copies.stream().map(CopySnapshot::segmentId).distinct().count())
-        .as("one snapshot per segment id").isEqualTo(copies.size());
+        .as("one snapshot per segment id")
+        .isEqualTo(copies.size());
 
     List<Row> rows = rows(table);
     assertThat(rows.stream().map(Row::offset).toList())
         .as("offsets of the rows of %s", name)
         .isEqualTo(LongStream.rangeClosed(0, tableEnd).boxed().toList());
-    assertThat(rows).as("rows of %s against what Kafka serves", name).isEqualTo(consume(0, tableEnd));
+    assertThat(rows)
+        .as("rows of %s against what Kafka serves", name)
+        .isEqualTo(consume(0, tableEnd));
   }
 
   /** Sum of a FloeRemoteStorageManager JMX counter over the registered instances. */
   static long floeMetric(String metric) throws Exception {
-    ObjectName pattern = new ObjectName("kafka.server:type=FloeRemoteStorageManager,name=" + metric + ",*");
+    ObjectName pattern =
+        new ObjectName("kafka.server:type=FloeRemoteStorageManager,name=" + metric + ",*");
     long sum = 0;
     for (ObjectName n : ManagementFactory.getPlatformMBeanServer().queryNames(pattern, null)) {
       sum += (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(n, "Count");

@@ -28,17 +28,19 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
 /**
- * Where a table's committed data ends, per Kafka partition, from its data files: the offset after the highest
- * {@code kafka.offset} a file holds, taken from the file's column bounds (or its offset column when it has none).
+ * Where a table's committed data ends, per Kafka partition, from its data files: the offset after
+ * the highest {@code kafka.offset} a file holds, taken from the file's column bounds (or its offset
+ * column when it has none).
  */
 final class CommittedOffsets {
   private CommittedOffsets() {}
 
   /**
-   * Adds, per partition, the offset after the highest one in the snapshot's data files: from the files' column
-   * bounds, or by reading the offset column of a file that has none.
+   * Adds, per partition, the offset after the highest one in the snapshot's data files: from the
+   * files' column bounds, or by reading the offset column of a file that has none.
    */
-  static void fileBounds(Table table, TableMetadata base, long snapshotId, Map<Integer, Long> next) {
+  static void fileBounds(
+      Table table, TableMetadata base, long snapshotId, Map<Integer, Long> next) {
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
       for (FileScanTask task : tasks) {
@@ -49,7 +51,8 @@ final class CommittedOffsets {
     }
   }
 
-  private static void fileBound(Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
+  private static void fileBound(
+      Table table, TableMetadata base, DataFile file, Map<Integer, Long> next) {
     Schema schema = base.schema();
     int partitionId = schema.findField(TopicTableLayout.PARTITION).fieldId();
     int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
@@ -79,17 +82,21 @@ final class CommittedOffsets {
     return null;
   }
 
-  static <T> T bound(Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
+  static <T> T bound(
+      Map<Integer, ByteBuffer> bounds, int fieldId, org.apache.iceberg.types.Type type) {
     if (bounds == null || bounds.get(fieldId) == null) {
       return null;
     }
     return Conversions.fromByteBuffer(type, bounds.get(fieldId));
   }
 
-  private static void readMaxOffsets(Table table, Schema schema, DataFile file, Map<Integer, Long> next) {
+  private static void readMaxOffsets(
+      Table table, Schema schema, DataFile file, Map<Integer, Long> next) {
     if (file.format() != FileFormat.PARQUET) {
       throw new IllegalStateException(
-          "Data file " + file.location() + " has no kafka.offset bounds and is not Parquet: cannot find its offsets");
+          "Data file "
+              + file.location()
+              + " has no kafka.offset bounds and is not Parquet: cannot find its offsets");
     }
     Schema projection = schema.select(TopicTableLayout.PARTITION, TopicTableLayout.OFFSET);
     try (CloseableIterable<Record> rows =
@@ -99,14 +106,18 @@ final class CommittedOffsets {
             .build()) {
       for (Record row : rows) {
         Record kafka = (Record) row.getField(TopicTableLayout.KAFKA);
-        next.merge((Integer) kafka.getField("partition"), (Long) kafka.getField("offset") + 1, Math::max);
+        next.merge(
+            (Integer) kafka.getField("partition"), (Long) kafka.getField("offset") + 1, Math::max);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Reading the offsets of " + file.location() + " failed", e);
     }
   }
 
-  /** Adds the end a segment commit's summary records ({@code floe.partition}, {@code floe.end-offset}), if any. */
+  /**
+   * Adds the end a segment commit's summary records ({@code floe.partition}, {@code
+   * floe.end-offset}), if any.
+   */
   static void summaryBound(Snapshot snapshot, Map<Integer, Long> next) {
     String p = snapshot.summary().get(SegmentCommitter.SUMMARY_PARTITION);
     String end = snapshot.summary().get(SegmentCommitter.SUMMARY_END_OFFSET);
@@ -116,13 +127,16 @@ final class CommittedOffsets {
   }
 
   /**
-   * Adds the bounds of the files in the manifests {@code snapshot} wrote: its added files (and, for a merged
-   * manifest, files still live that it carried over, whose offsets are in the table anyway).
+   * Adds the bounds of the files in the manifests {@code snapshot} wrote: its added files (and, for
+   * a merged manifest, files still live that it carried over, whose offsets are in the table
+   * anyway).
    */
-  static void addedFileBounds(Table table, TableMetadata base, Snapshot snapshot, Map<Integer, Long> next) {
+  static void addedFileBounds(
+      Table table, TableMetadata base, Snapshot snapshot, Map<Integer, Long> next) {
     for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
       if (manifest.snapshotId() != null && manifest.snapshotId() == snapshot.snapshotId()) {
-        try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), base.specsById())) {
+        try (ManifestReader<DataFile> files =
+            ManifestFiles.read(manifest, table.io(), base.specsById())) {
           for (DataFile file : files) {
             fileBound(table, base, file, next);
           }

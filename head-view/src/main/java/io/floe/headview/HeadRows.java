@@ -14,24 +14,26 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
- * Builds topic-table rows ({@link TopicTableLayout#SCHEMA}) from records a Kafka consumer returns, the way the
- * plugin's row codec builds them from a log segment, for the columns a consumer can see:
+ * Builds topic-table rows ({@link TopicTableLayout#SCHEMA}) from records a Kafka consumer returns,
+ * the way the plugin's row codec builds them from a log segment, for the columns a consumer can
+ * see:
  *
  * <ul>
- *   <li>{@code kafka.partition}, {@code offset}, {@code timestamp}, {@code timestamp_type}, {@code key},
- *       {@code value} and {@code headers} (order and duplicates kept, nulls stay null) are exactly the plugin's.
- *       For {@code LOG_APPEND_TIME} the consumer's timestamp is the broker's, which is what the plugin stores in
- *       {@code kafka.timestamp} too.
+ *   <li>{@code kafka.partition}, {@code offset}, {@code timestamp}, {@code timestamp_type}, {@code
+ *       key}, {@code value} and {@code headers} (order and duplicates kept, nulls stay null) are
+ *       exactly the plugin's. For {@code LOG_APPEND_TIME} the consumer's timestamp is the broker's,
+ *       which is what the plugin stores in {@code kafka.timestamp} too.
  *   <li>{@code leader_epoch} is the record's leader epoch, or -1 when the broker did not send one.
- *   <li>Not visible to a consumer, so written as "unknown": {@code producer_id} = -1, {@code producer_epoch} = -1,
- *       {@code sequence} = -1, {@code is_transactional} = false (a read_committed consumer only returns committed
- *       records, so a head row is never part of an open or aborted transaction), and {@code create_timestamp} =
- *       null (the producer's own timestamp of a LOG_APPEND_TIME record). Once the segment is tiered, the committed
- *       rows carry the real values.
+ *   <li>Not visible to a consumer, so written as "unknown": {@code producer_id} = -1, {@code
+ *       producer_epoch} = -1, {@code sequence} = -1, {@code is_transactional} = false (a
+ *       read_committed consumer only returns committed records, so a head row is never part of an
+ *       open or aborted transaction), and {@code create_timestamp} = null (the producer's own
+ *       timestamp of a LOG_APPEND_TIME record). Once the segment is tiered, the committed rows
+ *       carry the real values.
  * </ul>
  *
- * Fields are looked up by name in the table's schema, so a table whose schema gained columns still gets rows
- * (the extra columns are null).
+ * Fields are looked up by name in the table's schema, so a table whose schema gained columns still
+ * gets rows (the extra columns are null).
  */
 public final class HeadRows {
 
@@ -53,7 +55,8 @@ public final class HeadRows {
     kafka.setField("offset", record.offset());
     kafka.setField("timestamp", KafkaTimestamps.toTimestamp(record.timestamp(), record.offset()));
     kafka.setField(
-        "timestamp_type", logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
+        "timestamp_type",
+        logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
     kafka.setField("leader_epoch", record.leaderEpoch().orElse(-1));
     kafka.setField("producer_id", -1L);
     kafka.setField("producer_epoch", -1);

@@ -39,24 +39,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * loadTable of the head view. For a topic table (one with the {@code kafka.topic} property) the answer is the
- * table's metadata whose current snapshot is the committed snapshot plus one append of "head" files: per
- * partition, the committed records after the last offset the committed snapshot holds, up to the last stable
- * offset at the time of the query, read with read_committed. Nothing is committed to the real catalog.
+ * loadTable of the head view. For a topic table (one with the {@code kafka.topic} property) the
+ * answer is the table's metadata whose current snapshot is the committed snapshot plus one append
+ * of "head" files: per partition, the committed records after the last offset the committed
+ * snapshot holds, up to the last stable offset at the time of the query, read with read_committed.
+ * Nothing is committed to the real catalog.
  *
- * <p>Per table the last head is cached: a query that finds the same committed metadata and the same end offsets
- * gets the same metadata back without writing anything; one that finds more records (same committed metadata)
- * writes only the new records and appends them to the cached head. When the committed metadata changes the head
- * is rebuilt from the new boundaries, and the old head's files are deleted after {@code head.cache-ttl-ms} (so a
- * query still reading them can finish); those of a head not queried for {@code head.idle-ttl-ms} are deleted too.
+ * <p>Per table the last head is cached: a query that finds the same committed metadata and the same
+ * end offsets gets the same metadata back without writing anything; one that finds more records
+ * (same committed metadata) writes only the new records and appends them to the cached head. When
+ * the committed metadata changes the head is rebuilt from the new boundaries, and the old head's
+ * files are deleted after {@code head.cache-ttl-ms} (so a query still reading them can finish);
+ * those of a head not queried for {@code head.idle-ttl-ms} are deleted too.
  */
 final class HeadView implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeadView.class);
   static final String SUMMARY_HEAD = "floe.head";
   static final String SUMMARY_HEAD_OFFSETS = "floe.head-offsets";
+
   /**
-   * Extensions append a snapshot each; past this many the head is rebuilt as one snapshot over the same files, so
-   * that the metadata (written and sent on every load) stays small while the real table does not move.
+   * Extensions append a snapshot each; past this many the head is rebuilt as one snapshot over the
+   * same files, so that the metadata (written and sent on every load) stays small while the real
+   * table does not move.
    */
   static final int MAX_HEAD_SNAPSHOTS = 8;
 
@@ -73,12 +77,15 @@ final class HeadView implements AutoCloseable {
     this.untiered = new UntieredTopics(catalog, kafka, config);
     this.kafka = kafka;
     this.config = config;
-    this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "floe-head-sweeper");
-      t.setDaemon(true);
-      return t;
-    });
-    long period = Math.max(500, Math.min(60_000, Math.min(config.cacheTtlMs(), config.idleTtlMs()) / 2));
+    this.sweeper =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "floe-head-sweeper");
+              t.setDaemon(true);
+              return t;
+            });
+    long period =
+        Math.max(500, Math.min(60_000, Math.min(config.cacheTtlMs(), config.idleTtlMs()) / 2));
     sweeper.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
   }
 
@@ -124,7 +131,11 @@ final class HeadView implements AutoCloseable {
 
   /** One cached head: what it was built on and for, and its data files. */
   private record State(
-      String baseLocation, TableMetadata metadata, Map<Integer, Long> from, Map<Integer, Long> to, ViewOperations ops,
+      String baseLocation,
+      TableMetadata metadata,
+      Map<Integer, Long> from,
+      Map<Integer, Long> to,
+      ViewOperations ops,
       List<HeadFile> files) {
 
     List<String> dataFileLocations() {
@@ -153,14 +164,21 @@ final class HeadView implements AutoCloseable {
       try {
         KafkaHead.TopicInfo info = kafka.describe(topic);
         if (info == null) {
-          LOG.debug("Topic {} of table {} does not exist in Kafka: serving committed data only", topic, id);
+          LOG.debug(
+              "Topic {} of table {} does not exist in Kafka: serving committed data only",
+              topic,
+              id);
           return base;
         }
         String tableTopicId = base.properties().get(TopicTableLayout.PROP_TOPIC_ID);
         if (tableTopicId != null && !tableTopicId.equals(info.topicId())) {
           LOG.debug(
               "Table {} belongs to topic {} id {}, Kafka's topic {} now has id {}: serving committed data only",
-              id, topic, tableTopicId, topic, info.topicId());
+              id,
+              topic,
+              tableTopicId,
+              topic,
+              info.topicId());
           return base;
         }
         timings.mark("kafka-describe");
@@ -179,10 +197,19 @@ final class HeadView implements AutoCloseable {
             return state.metadata();
           }
           if (grows(state.to(), to)
-              && state.metadata().snapshots().size() - base.snapshots().size() < MAX_HEAD_SNAPSHOTS) {
+              && state.metadata().snapshots().size() - base.snapshots().size()
+                  < MAX_HEAD_SNAPSHOTS) {
             Map<Integer, Long> newFrom = new TreeMap<>();
             from.forEach((p, f) -> newFrom.put(p, Math.max(f, state.to().getOrDefault(p, f))));
-            state = extend(topic, state, List.of(), List.of(new Ranges(newFrom, to)), newFrom, to, timings);
+            state =
+                extend(
+                    topic,
+                    state,
+                    List.of(),
+                    List.of(new Ranges(newFrom, to)),
+                    newFrom,
+                    to,
+                    timings);
             log(started, "extended", newFrom, to);
             return state.metadata();
           }
@@ -192,7 +219,8 @@ final class HeadView implements AutoCloseable {
         List<HeadFile> kept = List.of();
         List<Ranges> reads = List.of(new Ranges(from, to));
         if (old != null && reusable(old, base, from, to)) {
-          // The committed table moved on (a segment was tiered): keep the old head's files that lie wholly past the
+          // The committed table moved on (a segment was tiered): keep the old head's files that lie
+          // wholly past the
           // new boundary, read only what is not in them.
           Map<Integer, Long> cut = new TreeMap<>();
           kept = keptFiles(old, from, cut);
@@ -207,31 +235,54 @@ final class HeadView implements AutoCloseable {
           reads = List.of(new Ranges(from, toCut, true), new Ranges(afterOld, to));
         }
         String scratch = scratchFor(base);
-        State fresh = new State(
-            baseLocation, base, Map.copyOf(from), Map.of(),
-            new ViewOperations(HeadWriter.withUnpartitionedSpec(base), table.io(), scratch), List.of());
+        State fresh =
+            new State(
+                baseLocation,
+                base,
+                Map.copyOf(from),
+                Map.of(),
+                new ViewOperations(HeadWriter.withUnpartitionedSpec(base), table.io(), scratch),
+                List.of());
         try {
           state = extend(topic, fresh, kept, reads, from, to, timings);
         } finally {
           if (old != null) {
-            // The files the new head carries over are its own now; if building it failed, they all go.
+            // The files the new head carries over are its own now; if building it failed, they all
+            // go.
             Set<String> carried = new HashSet<>();
             if (state != null) {
               kept.forEach(f -> carried.add(f.file().location()));
             }
-            retire(new State(old.baseLocation(), old.metadata(), old.from(), old.to(), old.ops(),
-                old.files().stream().filter(f -> !carried.contains(f.file().location())).toList()));
+            retire(
+                new State(
+                    old.baseLocation(),
+                    old.metadata(),
+                    old.from(),
+                    old.to(),
+                    old.ops(),
+                    old.files().stream()
+                        .filter(f -> !carried.contains(f.file().location()))
+                        .toList()));
           }
         }
-        log(started, kept.isEmpty() ? "built" : "rebuilt keeping " + kept.size() + " files", from, to);
+        log(
+            started,
+            kept.isEmpty() ? "built" : "rebuilt keeping " + kept.size() + " files",
+            from,
+            to);
         return state.metadata();
       } catch (KafkaHead.KafkaUnavailableException e) {
         if (config.onKafkaError() == HeadViewConfig.OnKafkaError.COMMITTED) {
-          LOG.warn("Kafka unavailable for topic {} ({}): serving table {} without its head", topic, e.getMessage(), id);
+          LOG.warn(
+              "Kafka unavailable for topic {} ({}): serving table {} without its head",
+              topic,
+              e.getMessage(),
+              id);
           return base;
         }
         throw new ServiceUnavailableException(
-            "Kafka is unavailable, so the head of topic %s (table %s) cannot be read: %s", topic, id, e.getMessage());
+            "Kafka is unavailable, so the head of topic %s (table %s) cannot be read: %s",
+            topic, id, e.getMessage());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new ServiceUnavailableException("Interrupted while reading the head of %s", topic);
@@ -240,7 +291,13 @@ final class HeadView implements AutoCloseable {
 
     private void log(long started, String what, Map<Integer, Long> from, Map<Integer, Long> to) {
       if (LOG.isDebugEnabled()) {
-        LOG.debug("Head of {} {} in {} ms: from {} to {}", id, what, (System.nanoTime() - started) / 1_000_000, from, to);
+        LOG.debug(
+            "Head of {} {} in {} ms: from {} to {}",
+            id,
+            what,
+            (System.nanoTime() - started) / 1_000_000,
+            from,
+            to);
       }
     }
 
@@ -255,12 +312,15 @@ final class HeadView implements AutoCloseable {
     }
 
     /**
-     * Whether the old head's files may be carried over to a head on {@code base}: same table, schema and spec, no
-     * partition's start went back (a rolled-back table) and no partition's end went back (a truncated log).
+     * Whether the old head's files may be carried over to a head on {@code base}: same table,
+     * schema and spec, no partition's start went back (a rolled-back table) and no partition's end
+     * went back (a truncated log).
      */
-    private boolean reusable(State old, TableMetadata base, Map<Integer, Long> from, Map<Integer, Long> to) {
+    private boolean reusable(
+        State old, TableMetadata base, Map<Integer, Long> from, Map<Integer, Long> to) {
       TableMetadata before = old.metadata();
-      if (!Objects.equals(before.uuid(), base.uuid()) || before.currentSchemaId() != base.currentSchemaId()
+      if (!Objects.equals(before.uuid(), base.uuid())
+          || before.currentSchemaId() != base.currentSchemaId()
           || before.defaultSpecId() != base.defaultSpecId()
           || !before.specsById().equals(HeadWriter.withUnpartitionedSpec(base).specsById())) {
         return false;
@@ -269,7 +329,11 @@ final class HeadView implements AutoCloseable {
         Long now = to.get(e.getKey());
         Long start = from.get(e.getKey());
         Long oldStart = old.from().get(e.getKey());
-        if (now == null || now < e.getValue() || start == null || oldStart == null || start < oldStart) {
+        if (now == null
+            || now < e.getValue()
+            || start == null
+            || oldStart == null
+            || start < oldStart) {
           return false;
         }
       }
@@ -277,10 +341,11 @@ final class HeadView implements AutoCloseable {
     }
 
     /**
-     * The old head's files that hold only offsets at or past a per-partition cut, and that cut (into {@code cut}).
-     * The cut starts at the new boundary; a file with any offset below the cut of its partition is dropped and
-     * moves the cut of each of its partitions past its last offset there, until nothing moves. Then no offset at or
-     * past a cut is in a dropped file: the kept files hold exactly the old head's records in [cut, old end).
+     * The old head's files that hold only offsets at or past a per-partition cut, and that cut
+     * (into {@code cut}). The cut starts at the new boundary; a file with any offset below the cut
+     * of its partition is dropped and moves the cut of each of its partitions past its last offset
+     * there, until nothing moves. Then no offset at or past a cut is in a dropped file: the kept
+     * files hold exactly the old head's records in [cut, old end).
      */
     private List<HeadFile> keptFiles(State old, Map<Integer, Long> from, Map<Integer, Long> cut) {
       cut.putAll(from);
@@ -322,14 +387,19 @@ final class HeadView implements AutoCloseable {
     }
 
     /**
-     * Writes the records of {@code reads} as head files and appends them, with {@code reused} files of an earlier
-     * head, to the state's view in one snapshot whose summary names [from, to).
+     * Writes the records of {@code reads} as head files and appends them, with {@code reused} files
+     * of an earlier head, to the state's view in one snapshot whose summary names [from, to).
      */
     private State extend(
-        String topic, State prior, List<HeadFile> reused, List<Ranges> reads, Map<Integer, Long> from,
-        Map<Integer, Long> to, LoadTimings timings) {
+        String topic,
+        State prior,
+        List<HeadFile> reused,
+        List<Ranges> reads,
+        Map<Integer, Long> from,
+        Map<Integer, Long> to,
+        LoadTimings timings) {
       ViewOperations ops = prior.ops();
-      BaseTable view = new BaseTable(ops, id.toString(), report -> { });
+      BaseTable view = new BaseTable(ops, id.toString(), report -> {});
       HeadWriter writer = new HeadWriter(view, config.headWriteProperties());
       timings.mark("write-setup");
       List<HeadFile> written = writer.write(kafka, topic, reads);
@@ -338,7 +408,13 @@ final class HeadView implements AutoCloseable {
       headFiles.addAll(reused);
       headFiles.addAll(written);
       if (written.isEmpty() && reused.isEmpty()) {
-        return new State(prior.baseLocation(), prior.metadata(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
+        return new State(
+            prior.baseLocation(),
+            prior.metadata(),
+            prior.from(),
+            Map.copyOf(to),
+            ops,
+            List.copyOf(headFiles));
       }
       AppendFiles append = view.newFastAppend();
       reused.forEach(f -> append.appendFile(f.file()));
@@ -350,7 +426,13 @@ final class HeadView implements AutoCloseable {
         throw e;
       }
       timings.mark("append");
-      return new State(prior.baseLocation(), ops.current(), prior.from(), Map.copyOf(to), ops, List.copyOf(headFiles));
+      return new State(
+          prior.baseLocation(),
+          ops.current(),
+          prior.from(),
+          Map.copyOf(to),
+          ops,
+          List.copyOf(headFiles));
     }
 
     /** Per partition, the offset after the last one the committed snapshot holds (absent: none). */
@@ -379,9 +461,10 @@ final class HeadView implements AutoCloseable {
     }
 
     /**
-     * The boundaries of {@code current} from the cached ones, when it descends from the cached snapshot through
-     * snapshots that only added files (the plugin's commits): the cached maxima plus those snapshots' summaries
-     * and added files, instead of planning a scan of the whole table. Null when that does not apply.
+     * The boundaries of {@code current} from the cached ones, when it descends from the cached
+     * snapshot through snapshots that only added files (the plugin's commits): the cached maxima
+     * plus those snapshots' summaries and added files, instead of planning a scan of the whole
+     * table. Null when that does not apply.
      */
     private Map<Integer, Long> boundsSince(Table table, TableMetadata base, Snapshot current) {
       if (boundsSnapshotId < 0) {
@@ -414,23 +497,27 @@ final class HeadView implements AutoCloseable {
 
   private static String ranges(Map<Integer, Long> from, Map<Integer, Long> to) {
     StringBuilder out = new StringBuilder();
-    new TreeMap<>(to).forEach((p, end) -> {
-      long start = from.getOrDefault(p, end);
-      if (end > start) {
-        if (out.length() > 0) {
-          out.append(',');
-        }
-        out.append(p).append(':').append(start).append('-').append(end - 1);
-      }
-    });
+    new TreeMap<>(to)
+        .forEach(
+            (p, end) -> {
+              long start = from.getOrDefault(p, end);
+              if (end > start) {
+                if (out.length() > 0) {
+                  out.append(',');
+                }
+                out.append(p).append(':').append(start).append('-').append(end - 1);
+              }
+            });
     return out.toString();
   }
 
   private String scratchFor(TableMetadata base) {
     String id = UUID.randomUUID().toString();
     if (config.scratchLocation() == null) {
-      String location = base.location().endsWith("/") ? base.location().substring(0, base.location().length() - 1)
-          : base.location();
+      String location =
+          base.location().endsWith("/")
+              ? base.location().substring(0, base.location().length() - 1)
+              : base.location();
       return location + "/floe-head/" + id;
     }
     return config.scratchLocation() + "/" + base.uuid() + "/" + id;
@@ -438,7 +525,9 @@ final class HeadView implements AutoCloseable {
 
   private void retire(State state) {
     synchronized (retired) {
-      retired.add(new Retired(state, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.cacheTtlMs())));
+      retired.add(
+          new Retired(
+              state, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.cacheTtlMs())));
     }
     if (config.cacheTtlMs() == 0) {
       sweep();
@@ -462,27 +551,34 @@ final class HeadView implements AutoCloseable {
     }
     List<Retired> due = new ArrayList<>();
     synchronized (retired) {
-      retired.removeIf(r -> {
-        if (r.deleteAtNanos() - now <= 0) {
-          due.add(r);
-          return true;
-        }
-        return false;
-      });
+      retired.removeIf(
+          r -> {
+            if (r.deleteAtNanos() - now <= 0) {
+              due.add(r);
+              return true;
+            }
+            return false;
+          });
     }
     due.forEach(r -> delete(r.state()));
   }
 
-  /** Every file a head wrote: data files, its manifests and manifest lists, its metadata JSON files. */
+  /**
+   * Every file a head wrote: data files, its manifests and manifest lists, its metadata JSON files.
+   */
   static List<String> filesOf(ViewOperations ops, List<String> dataFiles) {
     List<String> out = new ArrayList<>(dataFiles);
     FileIO io = ops.io();
-    // Only the head's own snapshots (the committed ones belong to the real table); compared by snapshot id, not
-    // by location prefix, since a FileIO may normalize locations (Hadoop turns file:/// into file:/).
+    // Only the head's own snapshots (the committed ones belong to the real table); compared by
+    // snapshot id, not
+    // by location prefix, since a FileIO may normalize locations (Hadoop turns file:/// into
+    // file:/).
     for (Snapshot s : ops.current().snapshots()) {
       if ("true".equals(s.summary().get(SUMMARY_HEAD)) && s.manifestListLocation() != null) {
         for (ManifestFile m : s.allManifests(io)) {
-          if (m.snapshotId() != null && m.snapshotId() == s.snapshotId() && !out.contains(m.path())) {
+          if (m.snapshotId() != null
+              && m.snapshotId() == s.snapshotId()
+              && !out.contains(m.path())) {
             out.add(m.path());
           }
         }

@@ -9,10 +9,11 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * The service's settings, read from a properties file (see head-view/README.md for every key). Keys under
- * {@code iceberg.} go, prefix stripped, to Iceberg's {@code CatalogUtil.buildIcebergCatalog} (the same keys the
- * plugin takes under {@code rsm.config.iceberg.}); keys under {@code kafka.} go, prefix stripped, to the Kafka
- * consumer and admin clients; keys under {@code client.} go, prefix stripped, to REST clients as config defaults.
+ * The service's settings, read from a properties file (see head-view/README.md for every key). Keys
+ * under {@code iceberg.} go, prefix stripped, to Iceberg's {@code CatalogUtil.buildIcebergCatalog}
+ * (the same keys the plugin takes under {@code rsm.config.iceberg.}); keys under {@code kafka.} go,
+ * prefix stripped, to the Kafka consumer and admin clients; keys under {@code client.} go, prefix
+ * stripped, to REST clients as config defaults.
  */
 public final class HeadViewConfig {
   public static final String LISTEN_HOST = "listen.host";
@@ -32,7 +33,10 @@ public final class HeadViewConfig {
   public static final String CLIENT_PREFIX = "client.";
 
   /** What loadTable does when Kafka cannot be read. */
-  public enum OnKafkaError { FAIL, COMMITTED }
+  public enum OnKafkaError {
+    FAIL,
+    COMMITTED
+  }
 
   private final String listenHost;
   private final int listenPort;
@@ -57,9 +61,13 @@ public final class HeadViewConfig {
     this.authToken = token == null || token.isBlank() ? null : token.trim();
     this.catalogName = props.getOrDefault(CATALOG_NAME, "floe");
     this.tableNamespace = props.getOrDefault(TABLE_NAMESPACE, "kafka").trim();
-    if (tableNamespace.isEmpty() || java.util.Arrays.stream(tableNamespace.split("\\.", -1)).anyMatch(String::isEmpty)) {
+    if (tableNamespace.isEmpty()
+        || java.util.Arrays.stream(tableNamespace.split("\\.", -1)).anyMatch(String::isEmpty)) {
       throw new IllegalArgumentException(
-          TABLE_NAMESPACE + " is '" + tableNamespace + "': expected non-empty names separated by dots, as the plugin's");
+          TABLE_NAMESPACE
+              + " is '"
+              + tableNamespace
+              + "': expected non-empty names separated by dots, as the plugin's");
     }
     this.serverThreads = intValue(props, SERVER_THREADS, 8, 1, 1024);
     String scratch = props.get(SCRATCH_LOCATION);
@@ -91,9 +99,9 @@ public final class HeadViewConfig {
   }
 
   /**
-   * Iceberg write properties of head files, over the table's own. Head files are short-lived scratch: a cheap codec
-   * level, no dictionary for the (usually unique) key and value bytes, and files small enough that the part the
-   * real table passes by is cheap to rewrite.
+   * Iceberg write properties of head files, over the table's own. Head files are short-lived
+   * scratch: a cheap codec level, no dictionary for the (usually unique) key and value bytes, and
+   * files small enough that the part the real table passes by is cheap to rewrite.
    */
   static final Map<String, String> HEAD_WRITE_DEFAULTS =
       Map.of(
@@ -119,11 +127,12 @@ public final class HeadViewConfig {
 
   private static Map<String, String> withPrefix(Map<String, String> props, String prefix) {
     Map<String, String> out = new TreeMap<>();
-    props.forEach((k, v) -> {
-      if (k.startsWith(prefix) && k.length() > prefix.length()) {
-        out.put(k.substring(prefix.length()), v);
-      }
-    });
+    props.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix) && k.length() > prefix.length()) {
+            out.put(k.substring(prefix.length()), v);
+          }
+        });
     return Map.copyOf(out);
   }
 
@@ -156,34 +165,101 @@ public final class HeadViewConfig {
     return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
   }
 
-  public String listenHost() { return listenHost; }
-  public int listenPort() { return listenPort; }
+  public String listenHost() {
+    return listenHost;
+  }
+
+  public int listenPort() {
+    return listenPort;
+  }
+
   /** Null when no token is required. */
-  public String authToken() { return authToken; }
-  public String catalogName() { return catalogName; }
+  public String authToken() {
+    return authToken;
+  }
+
+  public String catalogName() {
+    return catalogName;
+  }
+
   /** The plugin's rsm.config.table.namespace: where tables of topics not tiered yet are served. */
-  public String tableNamespace() { return tableNamespace; }
-  public int serverThreads() { return serverThreads; }
+  public String tableNamespace() {
+    return tableNamespace;
+  }
+
+  public int serverThreads() {
+    return serverThreads;
+  }
+
   /** Null: head files go under each table's location, in {@code floe-head/}. */
-  public String scratchLocation() { return scratchLocation; }
+  public String scratchLocation() {
+    return scratchLocation;
+  }
+
   /** How long a superseded head's files stay (queries may still read them). */
-  public long cacheTtlMs() { return cacheTtlMs; }
+  public long cacheTtlMs() {
+    return cacheTtlMs;
+  }
+
   /** How long the current head of a table nobody queries is kept. */
-  public long idleTtlMs() { return idleTtlMs; }
-  public long kafkaTimeoutMs() { return kafkaTimeoutMs; }
-  public OnKafkaError onKafkaError() { return onKafkaError; }
-  public Map<String, String> catalogProperties() { return catalogProperties; }
-  public Map<String, String> kafkaProperties() { return kafkaProperties; }
-  public Map<String, String> clientDefaults() { return clientDefaults; }
-  /** Iceberg {@code write.*} properties for head files, over the table's: defaults plus {@code head.write.*}. */
-  public Map<String, String> headWriteProperties() { return headWriteProperties; }
+  public long idleTtlMs() {
+    return idleTtlMs;
+  }
+
+  public long kafkaTimeoutMs() {
+    return kafkaTimeoutMs;
+  }
+
+  public OnKafkaError onKafkaError() {
+    return onKafkaError;
+  }
+
+  public Map<String, String> catalogProperties() {
+    return catalogProperties;
+  }
+
+  public Map<String, String> kafkaProperties() {
+    return kafkaProperties;
+  }
+
+  public Map<String, String> clientDefaults() {
+    return clientDefaults;
+  }
+
+  /**
+   * Iceberg {@code write.*} properties for head files, over the table's: defaults plus {@code
+   * head.write.*}.
+   */
+  public Map<String, String> headWriteProperties() {
+    return headWriteProperties;
+  }
 
   @Override
   public String toString() {
-    // Never the token, nor catalog or Kafka values (they may hold secrets): only which keys are set.
-    return "HeadViewConfig{listen=" + listenHost + ":" + listenPort + ", auth=" + (authToken != null ? "bearer" : "none")
-        + ", catalog=" + catalogName + " keys " + catalogProperties.keySet() + ", kafka keys "
-        + kafkaProperties.keySet() + ", scratch=" + (scratchLocation == null ? "<table>/floe-head" : scratchLocation)
-        + ", cacheTtlMs=" + cacheTtlMs + ", idleTtlMs=" + idleTtlMs + ", kafkaTimeoutMs=" + kafkaTimeoutMs + ", onKafkaError=" + onKafkaError + "}";
+    // Never the token, nor catalog or Kafka values (they may hold secrets): only which keys are
+    // set.
+    return "HeadViewConfig{listen="
+        + listenHost
+        + ":"
+        + listenPort
+        + ", auth="
+        + (authToken != null ? "bearer" : "none")
+        + ", catalog="
+        + catalogName
+        + " keys "
+        + catalogProperties.keySet()
+        + ", kafka keys "
+        + kafkaProperties.keySet()
+        + ", scratch="
+        + (scratchLocation == null ? "<table>/floe-head" : scratchLocation)
+        + ", cacheTtlMs="
+        + cacheTtlMs
+        + ", idleTtlMs="
+        + idleTtlMs
+        + ", kafkaTimeoutMs="
+        + kafkaTimeoutMs
+        + ", onKafkaError="
+        + onKafkaError
+        + "}";
   }
 }

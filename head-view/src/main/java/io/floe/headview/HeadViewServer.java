@@ -40,10 +40,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The head view service: a read-only Iceberg REST catalog in front of the real catalog. Topic tables are served
- * as committed snapshot + live Kafka head (see {@link HeadView}); every other table and namespace passes through
- * unchanged. Responses are Iceberg's own REST model ({@link CatalogHandlers}, serialized with Iceberg's REST
- * serializers). Start: {@code java -cp CP io.floe.headview.HeadViewServer --config head-view.properties}.
+ * The head view service: a read-only Iceberg REST catalog in front of the real catalog. Topic
+ * tables are served as committed snapshot + live Kafka head (see {@link HeadView}); every other
+ * table and namespace passes through unchanged. Responses are Iceberg's own REST model ({@link
+ * CatalogHandlers}, serialized with Iceberg's REST serializers). Start: {@code java -cp CP
+ * io.floe.headview.HeadViewServer --config head-view.properties}.
  */
 public final class HeadViewServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeadViewServer.class);
@@ -52,17 +53,30 @@ public final class HeadViewServer implements AutoCloseable {
   /** Read endpoints this service implements, plus the writes it answers (with a refusal). */
   static final List<Endpoint> ENDPOINTS =
       List.of(
-          Endpoint.V1_LIST_NAMESPACES, Endpoint.V1_LOAD_NAMESPACE, Endpoint.V1_NAMESPACE_EXISTS,
-          Endpoint.V1_LIST_TABLES, Endpoint.V1_LOAD_TABLE, Endpoint.V1_TABLE_EXISTS,
-          // Listed so that a client sends a write here and gets "read-only, write through <catalog>" rather than
+          Endpoint.V1_LIST_NAMESPACES,
+          Endpoint.V1_LOAD_NAMESPACE,
+          Endpoint.V1_NAMESPACE_EXISTS,
+          Endpoint.V1_LIST_TABLES,
+          Endpoint.V1_LOAD_TABLE,
+          Endpoint.V1_TABLE_EXISTS,
+          // Listed so that a client sends a write here and gets "read-only, write through
+          // <catalog>" rather than
           // a generic "server does not support endpoint": each of these answers 405.
-          Endpoint.V1_CREATE_NAMESPACE, Endpoint.V1_UPDATE_NAMESPACE, Endpoint.V1_DELETE_NAMESPACE,
-          Endpoint.V1_CREATE_TABLE, Endpoint.V1_UPDATE_TABLE, Endpoint.V1_DELETE_TABLE, Endpoint.V1_RENAME_TABLE,
-          Endpoint.V1_REGISTER_TABLE, Endpoint.V1_COMMIT_TRANSACTION);
+          Endpoint.V1_CREATE_NAMESPACE,
+          Endpoint.V1_UPDATE_NAMESPACE,
+          Endpoint.V1_DELETE_NAMESPACE,
+          Endpoint.V1_CREATE_TABLE,
+          Endpoint.V1_UPDATE_TABLE,
+          Endpoint.V1_DELETE_TABLE,
+          Endpoint.V1_RENAME_TABLE,
+          Endpoint.V1_REGISTER_TABLE,
+          Endpoint.V1_COMMIT_TRANSACTION);
 
   static {
-    // The JDK's HttpServer sends headers and body in separate writes: without TCP_NODELAY, Nagle's algorithm and the
-    // client's delayed ACK add ~40 ms to every response. Read once, when the first HttpServer is created.
+    // The JDK's HttpServer sends headers and body in separate writes: without TCP_NODELAY, Nagle's
+    // algorithm and the
+    // client's delayed ACK add ~40 ms to every response. Read once, when the first HttpServer is
+    // created.
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
@@ -81,22 +95,31 @@ public final class HeadViewServer implements AutoCloseable {
     this.catalog = catalog;
     this.kafka = new KafkaHead(config.kafkaProperties(), config.kafkaTimeoutMs());
     this.view = new HeadView(catalog, kafka, config);
-    this.tokenBytes = config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
+    this.tokenBytes =
+        config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
     AtomicInteger n = new AtomicInteger();
-    this.executor = Executors.newFixedThreadPool(config.serverThreads(), r -> {
-      Thread t = new Thread(r, "floe-head-view-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    this.http = HttpServer.create(new InetSocketAddress(config.listenHost(), config.listenPort()), 64);
+    this.executor =
+        Executors.newFixedThreadPool(
+            config.serverThreads(),
+            r -> {
+              Thread t = new Thread(r, "floe-head-view-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    this.http =
+        HttpServer.create(new InetSocketAddress(config.listenHost(), config.listenPort()), 64);
     http.createContext("/", this::handle);
     http.setExecutor(executor);
   }
 
-  /** Builds the backing catalog from the iceberg.* properties (as the plugin does) and starts listening. */
+  /**
+   * Builds the backing catalog from the iceberg.* properties (as the plugin does) and starts
+   * listening.
+   */
   public static HeadViewServer start(HeadViewConfig config) throws IOException {
     Catalog catalog =
-        CatalogUtil.buildIcebergCatalog(config.catalogName(), config.catalogProperties(), new Configuration());
+        CatalogUtil.buildIcebergCatalog(
+            config.catalogName(), config.catalogProperties(), new Configuration());
     HeadViewServer server;
     try {
       server = new HeadViewServer(config, catalog);
@@ -117,7 +140,8 @@ public final class HeadViewServer implements AutoCloseable {
       }
     }
     if (configFile == null) {
-      System.err.println("Usage: java -cp CLASSPATH io.floe.headview.HeadViewServer --config head-view.properties");
+      System.err.println(
+          "Usage: java -cp CLASSPATH io.floe.headview.HeadViewServer --config head-view.properties");
       System.exit(2);
     }
     HeadViewServer server = start(HeadViewConfig.load(configFile));
@@ -145,7 +169,8 @@ public final class HeadViewServer implements AutoCloseable {
       }
       route(exchange);
     } catch (RuntimeException e) {
-      LOG.warn("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(), e);
+      LOG.warn(
+          "{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(), e);
       try {
         error(exchange, 500, e);
       } catch (IOException | RuntimeException ignored) {
@@ -164,7 +189,8 @@ public final class HeadViewServer implements AutoCloseable {
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return false;
     }
-    return MessageDigest.isEqual(tokenBytes, header.substring(7).trim().getBytes(StandardCharsets.UTF_8));
+    return MessageDigest.isEqual(
+        tokenBytes, header.substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
   private void route(HttpExchange exchange) throws IOException {
@@ -180,15 +206,30 @@ public final class HeadViewServer implements AutoCloseable {
     }
     try {
       if (parts.size() == 2 && parts.get(0).equals("v1") && parts.get(1).equals("config")) {
-        json(exchange, 200,
-            ConfigResponse.builder().withDefaults(new HashMap<>(config.clientDefaults())).withEndpoints(ENDPOINTS).build());
-      } else if (parts.size() == 2 && parts.get(0).equals("v1") && parts.get(1).equals("namespaces")) {
+        json(
+            exchange,
+            200,
+            ConfigResponse.builder()
+                .withDefaults(new HashMap<>(config.clientDefaults()))
+                .withEndpoints(ENDPOINTS)
+                .build());
+      } else if (parts.size() == 2
+          && parts.get(0).equals("v1")
+          && parts.get(1).equals("namespaces")) {
         Namespace parent =
-            query.containsKey("parent") ? RESTUtil.namespaceFromQueryParam(query.get("parent")) : Namespace.empty();
-        json(exchange, 200, query.get("pageSize") == null
-            ? CatalogHandlers.listNamespaces(namespaces(), parent)
-            : CatalogHandlers.listNamespaces(namespaces(), parent, query.get("pageToken"), query.get("pageSize")));
-      } else if (parts.size() == 3 && parts.get(0).equals("v1") && parts.get(1).equals("namespaces")) {
+            query.containsKey("parent")
+                ? RESTUtil.namespaceFromQueryParam(query.get("parent"))
+                : Namespace.empty();
+        json(
+            exchange,
+            200,
+            query.get("pageSize") == null
+                ? CatalogHandlers.listNamespaces(namespaces(), parent)
+                : CatalogHandlers.listNamespaces(
+                    namespaces(), parent, query.get("pageToken"), query.get("pageSize")));
+      } else if (parts.size() == 3
+          && parts.get(0).equals("v1")
+          && parts.get(1).equals("namespaces")) {
         Namespace ns = RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR);
         if (method.equals("HEAD")) {
           CatalogHandlers.namespaceExists(namespaces(), ns);
@@ -201,11 +242,17 @@ public final class HeadViewServer implements AutoCloseable {
         if (query.get("pageSize") == null) {
           json(exchange, 200, view.listTables(ns));
         } else {
-          json(exchange, 200, CatalogHandlers.listTables(catalog, ns, query.get("pageToken"), query.get("pageSize")));
+          json(
+              exchange,
+              200,
+              CatalogHandlers.listTables(
+                  catalog, ns, query.get("pageToken"), query.get("pageSize")));
         }
       } else if (parts.size() == 5 && parts.get(0).equals("v1") && parts.get(3).equals("tables")) {
         TableIdentifier id =
-            TableIdentifier.of(RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR), RESTUtil.decodeString(parts.get(4)));
+            TableIdentifier.of(
+                RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR),
+                RESTUtil.decodeString(parts.get(4)));
         if (method.equals("HEAD")) {
           view.tableExists(id);
           empty(exchange, 204);
@@ -218,7 +265,10 @@ public final class HeadViewServer implements AutoCloseable {
           send(exchange, 200, body);
         }
       } else {
-        error(exchange, 404, new NoSuchEndpoint(method + " " + path + " is not served by the Floe head view"));
+        error(
+            exchange,
+            404,
+            new NoSuchEndpoint(method + " " + path + " is not served by the Floe head view"));
       }
     } catch (NoSuchNamespaceException | NoSuchTableException | NoSuchEndpoint e) {
       error(exchange, 404, e);
@@ -236,13 +286,22 @@ public final class HeadViewServer implements AutoCloseable {
     if (catalog instanceof SupportsNamespaces ns) {
       return ns;
     }
-    throw new IllegalArgumentException("The backing catalog " + catalog.name() + " has no namespaces");
+    throw new IllegalArgumentException(
+        "The backing catalog " + catalog.name() + " has no namespaces");
   }
 
   private ReadOnlyException readOnly(String method, String path) {
     return new ReadOnlyException(
-        "The Floe head view is read-only: " + method + " " + path + " is refused. Write through the backing catalog"
-            + " '" + config.catalogName() + "' (" + catalogDescription() + ") instead; Kafka topics are written by"
+        "The Floe head view is read-only: "
+            + method
+            + " "
+            + path
+            + " is refused. Write through the backing catalog"
+            + " '"
+            + config.catalogName()
+            + "' ("
+            + catalogDescription()
+            + ") instead; Kafka topics are written by"
             + " producing to Kafka.");
   }
 
@@ -250,7 +309,8 @@ public final class HeadViewServer implements AutoCloseable {
     Map<String, String> p = config.catalogProperties();
     String kind = p.getOrDefault("type", p.getOrDefault("catalog-impl", "?"));
     String uri = p.get("uri");
-    // A JDBC or REST URI can carry credentials in its query or user info: show scheme and host part only.
+    // A JDBC or REST URI can carry credentials in its query or user info: show scheme and host part
+    // only.
     if (uri != null) {
       int q = uri.indexOf('?');
       uri = q >= 0 ? uri.substring(0, q) : uri;
@@ -294,9 +354,14 @@ public final class HeadViewServer implements AutoCloseable {
   }
 
   private static void error(HttpExchange exchange, int status, Exception e) throws IOException {
-    String type = e instanceof ReadOnlyException ? "ReadOnlyViewException" : e.getClass().getSimpleName();
+    String type =
+        e instanceof ReadOnlyException ? "ReadOnlyViewException" : e.getClass().getSimpleName();
     ErrorResponse body =
-        ErrorResponse.builder().responseCode(status).withType(type).withMessage(e.getMessage()).build();
+        ErrorResponse.builder()
+            .responseCode(status)
+            .withType(type)
+            .withMessage(e.getMessage())
+            .build();
     json(exchange, status, body);
   }
 

@@ -27,25 +27,31 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
- * Writes head records read from Kafka as Parquet data files of a head view. A large read goes to files of the
- * table's partition spec (one or more per Kafka partition); a small one, the usual query-time increment, goes to a
- * single file of an unpartitioned spec the view adds, so that an increment costs one file however many partitions
- * the topic has.
+ * Writes head records read from Kafka as Parquet data files of a head view. A large read goes to
+ * files of the table's partition spec (one or more per Kafka partition); a small one, the usual
+ * query-time increment, goes to a single file of an unpartitioned spec the view adds, so that an
+ * increment costs one file however many partitions the topic has.
  */
 final class HeadWriter {
-  /** Increments of at most this many records (by offset span) spanning several partitions go to one file. */
+  /**
+   * Increments of at most this many records (by offset span) spanning several partitions go to one
+   * file.
+   */
   static final long SINGLE_FILE_MAX_RECORDS = 10_000;
 
   /** First and last offset of one Kafka partition in a file. */
   record Span(long first, long last) {}
 
-  /** A head data file and, per Kafka partition, the offsets it holds; null when unknown (never reused then). */
+  /**
+   * A head data file and, per Kafka partition, the offsets it holds; null when unknown (never
+   * reused then).
+   */
   record HeadFile(DataFile file, Map<Integer, Span> offsets) {}
 
   /**
-   * Offsets [from[p], to[p]) per partition. {@code again}: records an earlier head held, read again because a file
-   * that held them was dropped; they are next in line to be tiered, one partition at a time, so they never go to a
-   * file shared by several partitions.
+   * Offsets [from[p], to[p]) per partition. {@code again}: records an earlier head held, read again
+   * because a file that held them was dropped; they are next in line to be tiered, one partition at
+   * a time, so they never go to a file shared by several partitions.
    */
   record Ranges(Map<Integer, Long> from, Map<Integer, Long> to, boolean again) {
     Ranges(Map<Integer, Long> from, Map<Integer, Long> to) {
@@ -86,14 +92,19 @@ final class HeadWriter {
             .build();
   }
 
-  /** The metadata with an unpartitioned spec among its specs (not the default), for single-file increments. */
+  /**
+   * The metadata with an unpartitioned spec among its specs (not the default), for single-file
+   * increments.
+   */
   static TableMetadata withUnpartitionedSpec(TableMetadata base) {
     for (PartitionSpec spec : base.specs()) {
       if (spec.isUnpartitioned()) {
         return base;
       }
     }
-    return TableMetadata.buildFrom(base).addPartitionSpec(PartitionSpec.builderFor(base.schema()).build()).build();
+    return TableMetadata.buildFrom(base)
+        .addPartitionSpec(PartitionSpec.builderFor(base.schema()).build())
+        .build();
   }
 
   /** Nanoseconds spent converting and writing rows (the rest of a write is reading Kafka). */
@@ -102,8 +113,8 @@ final class HeadWriter {
   }
 
   /**
-   * Reads the ranges from Kafka and writes them, each range to files of its own (a file never spans two ranges, so
-   * it never holds offsets far apart); on failure, deletes what it wrote.
+   * Reads the ranges from Kafka and writes them, each range to files of its own (a file never spans
+   * two ranges, so it never holds offsets far apart); on failure, deletes what it wrote.
    */
   List<HeadFile> write(KafkaHead kafka, String topic, List<Ranges> reads) {
     List<HeadFile> out = new ArrayList<>();
@@ -150,18 +161,23 @@ final class HeadWriter {
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     long targetSize =
         PropertyUtil.propertyAsLong(
-            writeProps, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            writeProps,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
     FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
     RuntimeException failure = null;
     try {
-      kafka.read(topic, range.from(), range.to(), r -> {
-        long t = System.nanoTime();
-        Record row = rows.toRow(r);
-        key.partition(wrapper.wrap(row));
-        writer.write(row, spec, key);
-        writeNanos += System.nanoTime() - t;
-      });
+      kafka.read(
+          topic,
+          range.from(),
+          range.to(),
+          r -> {
+            long t = System.nanoTime();
+            Record row = rows.toRow(r);
+            key.partition(wrapper.wrap(row));
+            writer.write(row, spec, key);
+            writeNanos += System.nanoTime() - t;
+          });
     } catch (RuntimeException e) {
       failure = e;
     } finally {
@@ -179,21 +195,28 @@ final class HeadWriter {
     return out;
   }
 
-  private List<HeadFile> writeSingle(KafkaHead kafka, String topic, Ranges range, PartitionSpec spec) {
+  private List<HeadFile> writeSingle(
+      KafkaHead kafka, String topic, Ranges range, PartitionSpec spec) {
     HeadRows rows = new HeadRows(schema);
     DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), spec, null);
     Map<Integer, Span> offsets = new TreeMap<>();
     long[] count = new long[1];
     RuntimeException failure = null;
     try {
-      kafka.read(topic, range.from(), range.to(), r -> {
-        long t = System.nanoTime();
-        writer.write(rows.toRow(r));
-        offsets.merge(r.partition(), new Span(r.offset(), r.offset()),
-            (a, b) -> new Span(Math.min(a.first(), b.first()), Math.max(a.last(), b.last())));
-        count[0]++;
-        writeNanos += System.nanoTime() - t;
-      });
+      kafka.read(
+          topic,
+          range.from(),
+          range.to(),
+          r -> {
+            long t = System.nanoTime();
+            writer.write(rows.toRow(r));
+            offsets.merge(
+                r.partition(),
+                new Span(r.offset(), r.offset()),
+                (a, b) -> new Span(Math.min(a.first(), b.first()), Math.max(a.last(), b.last())));
+            count[0]++;
+            writeNanos += System.nanoTime() - t;
+          });
     } catch (RuntimeException e) {
       failure = e;
     } finally {
@@ -218,8 +241,12 @@ final class HeadWriter {
       writer.close();
     } catch (Exception e) {
       if (failure == null) {
-        failure = e instanceof RuntimeException re ? re
-            : new UncheckedIOException("Writing head files failed", e instanceof IOException io ? io : new IOException(e));
+        failure =
+            e instanceof RuntimeException re
+                ? re
+                : new UncheckedIOException(
+                    "Writing head files failed",
+                    e instanceof IOException io ? io : new IOException(e));
       }
     } finally {
       writeNanos += System.nanoTime() - t;
@@ -227,11 +254,17 @@ final class HeadWriter {
     return failure;
   }
 
-  /** A partitioned file's Kafka partition and offset bounds, from its partition tuple and column bounds. */
+  /**
+   * A partitioned file's Kafka partition and offset bounds, from its partition tuple and column
+   * bounds.
+   */
   private Map<Integer, Span> offsetsFromBounds(DataFile file) {
     int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
-    Integer partition = CommittedOffsets.identityPartition(
-        view.specs().get(file.specId()), file, schema.findField(TopicTableLayout.PARTITION).fieldId());
+    Integer partition =
+        CommittedOffsets.identityPartition(
+            view.specs().get(file.specId()),
+            file,
+            schema.findField(TopicTableLayout.PARTITION).fieldId());
     Long first = CommittedOffsets.bound(file.lowerBounds(), offsetId, Types.LongType.get());
     Long last = CommittedOffsets.bound(file.upperBounds(), offsetId, Types.LongType.get());
     if (partition == null || first == null || last == null) {

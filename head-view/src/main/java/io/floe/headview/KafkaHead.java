@@ -32,15 +32,19 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The Kafka side of the head view: which partitions a topic has, where its log starts and its last stable offset
- * (LSO), and the committed records in between, read with {@code isolation.level=read_committed} (aborted and open
- * transactions and control records are never returned). Consumers are pooled: one per concurrent query.
+ * The Kafka side of the head view: which partitions a topic has, where its log starts and its last
+ * stable offset (LSO), and the committed records in between, read with {@code
+ * isolation.level=read_committed} (aborted and open transactions and control records are never
+ * returned). Consumers are pooled: one per concurrent query.
  */
 final class KafkaHead implements AutoCloseable {
   /** A topic as Kafka knows it now. */
   record TopicInfo(String topicId, List<Integer> partitions) {}
 
-  /** Per partition: the log start offset and the last stable offset (exclusive end of what may be read). */
+  /**
+   * Per partition: the log start offset and the last stable offset (exclusive end of what may be
+   * read).
+   */
   record Offsets(Map<Integer, Long> start, Map<Integer, Long> end) {}
 
   private final Map<String, Object> consumerProps;
@@ -64,7 +68,8 @@ final class KafkaHead implements AutoCloseable {
     common.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     common.remove(ConsumerConfig.GROUP_ID_CONFIG);
     common.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    common.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    common.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     common.keySet().retainAll(ConsumerConfig.configNames());
     this.consumerProps = common;
   }
@@ -72,7 +77,9 @@ final class KafkaHead implements AutoCloseable {
   /** The topic's id and partitions, or null when Kafka has no such topic. */
   TopicInfo describe(String topic) throws InterruptedException {
     try {
-      TopicDescription d = answer(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic).get(topic);
+      TopicDescription d =
+          answer(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic)
+              .get(topic);
       List<Integer> partitions = new ArrayList<>();
       d.partitions().forEach(p -> partitions.add(p.partition()));
       return new TopicInfo(d.topicId().toString(), partitions);
@@ -82,11 +89,13 @@ final class KafkaHead implements AutoCloseable {
   }
 
   /** The topics with {@code remote.storage.enable=true} among those {@code names} accepts. */
-  List<String> tieredTopics(java.util.function.Predicate<String> names) throws InterruptedException {
-    List<String> candidates = answer(admin.listTopics().names(), "list the tiered topics").stream()
-        .filter(names)
-        .sorted()
-        .toList();
+  List<String> tieredTopics(java.util.function.Predicate<String> names)
+      throws InterruptedException {
+    List<String> candidates =
+        answer(admin.listTopics().names(), "list the tiered topics").stream()
+            .filter(names)
+            .sorted()
+            .toList();
     if (candidates.isEmpty()) {
       return List.of();
     }
@@ -99,19 +108,20 @@ final class KafkaHead implements AutoCloseable {
       return List.of(); // deleted between the two calls
     }
     List<String> tiered = new ArrayList<>();
-    configs.forEach((resource, config) -> {
-      ConfigEntry entry = config.get(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG);
-      if (entry != null && "true".equalsIgnoreCase(entry.value())) {
-        tiered.add(resource.name());
-      }
-    });
+    configs.forEach(
+        (resource, config) -> {
+          ConfigEntry entry = config.get(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG);
+          if (entry != null && "true".equalsIgnoreCase(entry.value())) {
+            tiered.add(resource.name());
+          }
+        });
     return tiered;
   }
 
   /**
-   * Log start offsets and last stable offsets (read_committed end offsets) of the partitions, both asked at once
-   * through the admin client (a consumer asking for a topic it has not seen yet first waits for a metadata update,
-   * about 500 ms).
+   * Log start offsets and last stable offsets (read_committed end offsets) of the partitions, both
+   * asked at once through the admin client (a consumer asking for a topic it has not seen yet first
+   * waits for a metadata update, about 500 ms).
    */
   Offsets offsets(String topic, List<Integer> partitions) throws InterruptedException {
     Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
@@ -126,7 +136,8 @@ final class KafkaHead implements AutoCloseable {
     return new Offsets(offsetsOf(topic, start), offsetsOf(topic, end));
   }
 
-  private Map<Integer, Long> offsetsOf(String topic, ListOffsetsResult result) throws InterruptedException {
+  private Map<Integer, Long> offsetsOf(String topic, ListOffsetsResult result)
+      throws InterruptedException {
     String what = "list the offsets of topic " + topic;
     Map<Integer, Long> out = new HashMap<>();
     try {
@@ -138,9 +149,10 @@ final class KafkaHead implements AutoCloseable {
   }
 
   /**
-   * An admin call's result, awaited for at most the timeout. A topic that does not exist is thrown as Kafka's
-   * {@link UnknownTopicOrPartitionException}, for the caller to decide; any other failure, or no answer in time, is a
-   * {@link KafkaUnavailableException} naming {@code what} was asked.
+   * An admin call's result, awaited for at most the timeout. A topic that does not exist is thrown
+   * as Kafka's {@link UnknownTopicOrPartitionException}, for the caller to decide; any other
+   * failure, or no answer in time, is a {@link KafkaUnavailableException} naming {@code what} was
+   * asked.
    */
   private <T> T answer(KafkaFuture<T> future, String what) throws InterruptedException {
     try {
@@ -157,54 +169,66 @@ final class KafkaHead implements AutoCloseable {
   }
 
   /**
-   * Hands {@code sink} every committed record of partition p with from[p] <= offset < to[p], in offset order per
-   * partition. Returns the number of records.
+   * Hands {@code sink} every committed record of partition p with from[p] <= offset < to[p], in
+   * offset order per partition. Returns the number of records.
    */
-  long read(String topic, Map<Integer, Long> from, Map<Integer, Long> to, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
-    return withConsumer(c -> {
-      Map<TopicPartition, Long> ends = new HashMap<>();
-      from.forEach((p, start) -> {
-        long end = to.getOrDefault(p, start);
-        if (end > start) {
-          ends.put(new TopicPartition(topic, p), end);
-        }
-      });
-      if (ends.isEmpty()) {
-        return 0L;
-      }
-      c.assign(ends.keySet());
-      ends.keySet().forEach(tp -> c.seek(tp, from.get(tp.partition())));
-      Set<TopicPartition> remaining = new HashSet<>(ends.keySet());
-      long deadline = System.nanoTime() + timeout.toNanos();
-      long count = 0;
-      try {
-        while (!remaining.isEmpty()) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            throw new KafkaUnavailableException(
-                "Reading the head of " + topic + " took longer than " + timeout.toMillis() + " ms; still missing "
-                    + remaining, null);
+  long read(
+      String topic,
+      Map<Integer, Long> from,
+      Map<Integer, Long> to,
+      Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+    return withConsumer(
+        c -> {
+          Map<TopicPartition, Long> ends = new HashMap<>();
+          from.forEach(
+              (p, start) -> {
+                long end = to.getOrDefault(p, start);
+                if (end > start) {
+                  ends.put(new TopicPartition(topic, p), end);
+                }
+              });
+          if (ends.isEmpty()) {
+            return 0L;
           }
-          for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofNanos(Math.min(left, 200_000_000L)))) {
-            Long end = ends.get(new TopicPartition(r.topic(), r.partition()));
-            if (end != null && r.offset() < end) {
-              sink.accept(r);
-              count++;
+          c.assign(ends.keySet());
+          ends.keySet().forEach(tp -> c.seek(tp, from.get(tp.partition())));
+          Set<TopicPartition> remaining = new HashSet<>(ends.keySet());
+          long deadline = System.nanoTime() + timeout.toNanos();
+          long count = 0;
+          try {
+            while (!remaining.isEmpty()) {
+              long left = deadline - System.nanoTime();
+              if (left <= 0) {
+                throw new KafkaUnavailableException(
+                    "Reading the head of "
+                        + topic
+                        + " took longer than "
+                        + timeout.toMillis()
+                        + " ms; still missing "
+                        + remaining,
+                    null);
+              }
+              for (ConsumerRecord<byte[], byte[]> r :
+                  c.poll(Duration.ofNanos(Math.min(left, 200_000_000L)))) {
+                Long end = ends.get(new TopicPartition(r.topic(), r.partition()));
+                if (end != null && r.offset() < end) {
+                  sink.accept(r);
+                  count++;
+                }
+              }
+              for (var it = remaining.iterator(); it.hasNext(); ) {
+                TopicPartition tp = it.next();
+                if (c.position(tp, timeout) >= ends.get(tp)) {
+                  c.pause(List.of(tp));
+                  it.remove();
+                }
+              }
             }
+          } finally {
+            c.assign(List.of());
           }
-          for (var it = remaining.iterator(); it.hasNext(); ) {
-            TopicPartition tp = it.next();
-            if (c.position(tp, timeout) >= ends.get(tp)) {
-              c.pause(List.of(tp));
-              it.remove();
-            }
-          }
-        }
-      } finally {
-        c.assign(List.of());
-      }
-      return count;
-    });
+          return count;
+        });
   }
 
   private <T> T withConsumer(java.util.function.Function<KafkaConsumer<byte[], byte[]>, T> work) {
@@ -224,7 +248,8 @@ final class KafkaHead implements AutoCloseable {
       healthy = true;
       return result;
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw new KafkaUnavailableException("Kafka did not answer within " + timeout.toMillis() + " ms: " + e.getMessage(), e);
+      throw new KafkaUnavailableException(
+          "Kafka did not answer within " + timeout.toMillis() + " ms: " + e.getMessage(), e);
     } finally {
       boolean closeIt = !healthy;
       synchronized (this) {

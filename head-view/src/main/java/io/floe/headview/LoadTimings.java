@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.StringJoiner;
 
 /**
- * Where one request spent its time, per phase, in the order the phases first ran. Sent back as an HTTP
- * {@code Server-Timing} header so that a client (the head-view benchmark) sees the split without a profiler.
- * Confined to the request's thread.
+ * Where one request spent its time, per phase, in the order the phases first ran. Sent back as an
+ * HTTP {@code Server-Timing} header so that a client (the head-view benchmark) sees the split
+ * without a profiler. Confined to the request's thread.
  */
 final class LoadTimings {
   private final Map<String, Long> nanos = new LinkedHashMap<>();

@@ -11,8 +11,9 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import org.apache.iceberg.rest.RESTSerializers;
 
 /**
- * The JSON mapper of Iceberg's REST model: configured the way Iceberg's own (package-private) RESTObjectMapper is,
- * with {@link RESTSerializers} registered, so every response is the REST spec's JSON and no JSON is hand-written.
+ * The JSON mapper of Iceberg's REST model: configured the way Iceberg's own (package-private)
+ * RESTObjectMapper is, with {@link RESTSerializers} registered, so every response is the REST
+ * spec's JSON and no JSON is hand-written.
  */
 final class RestJson {
   private static final ObjectMapper MAPPER = create();

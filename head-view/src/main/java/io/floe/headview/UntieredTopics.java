@@ -19,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tiered topics whose first segment is not tiered yet, so that have no table: the head view lists them and serves
- * each as the table the plugin will create for it (staged in a create transaction, never committed).
+ * Tiered topics whose first segment is not tiered yet, so that have no table: the head view lists
+ * them and serves each as the table the plugin will create for it (staged in a create transaction,
+ * never committed).
  */
 final class UntieredTopics {
   private static final Logger LOG = LoggerFactory.getLogger(UntieredTopics.class);
@@ -32,15 +33,20 @@ final class UntieredTopics {
 
   UntieredTopics(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
     this.catalog = catalog;
-    this.topicTables = new TopicTables(
-        catalog, TopicTableOptions.builder().namespace(Namespace.of(config.tableNamespace().split("\\."))).build());
+    this.topicTables =
+        new TopicTables(
+            catalog,
+            TopicTableOptions.builder()
+                .namespace(Namespace.of(config.tableNamespace().split("\\.")))
+                .build());
     this.kafka = kafka;
     this.config = config;
   }
 
   /**
-   * The catalog's tables of {@code ns}, plus, in the topic tables' namespace, the tables of tiered topics not tiered
-   * yet (see {@link #table}). Those are left out, with a warning, when Kafka cannot be asked.
+   * The catalog's tables of {@code ns}, plus, in the topic tables' namespace, the tables of tiered
+   * topics not tiered yet (see {@link #table}). Those are left out, with a warning, when Kafka
+   * cannot be asked.
    */
   ListTablesResponse listTables(Namespace ns) {
     List<TableIdentifier> tables = new ArrayList<>();
@@ -49,22 +55,32 @@ final class UntieredTopics {
       tables.addAll(CatalogHandlers.listTables(catalog, ns).identifiers());
     } catch (NoSuchNamespaceException e) {
       if (!topicNamespace) {
-        throw e; // the topic namespace is created with the first table: before that it holds only untiered topics
+        throw e; // the topic namespace is created with the first table: before that it holds only
+        // untiered topics
       }
     }
     if (topicNamespace) {
       try {
         Map<String, List<String>> topicsByName = new TreeMap<>();
-        kafka.tieredTopics(topic -> true)
-            .forEach(t -> topicsByName.computeIfAbsent(TopicTables.baseTableName(t), n -> new ArrayList<>()).add(t));
-        topicsByName.forEach((name, topics) -> {
-          TableIdentifier id = TableIdentifier.of(ns, name);
-          if (topics.size() == 1 && !tables.contains(id)) {
-            tables.add(id);
-          }
-        });
+        kafka
+            .tieredTopics(topic -> true)
+            .forEach(
+                t ->
+                    topicsByName
+                        .computeIfAbsent(TopicTables.baseTableName(t), n -> new ArrayList<>())
+                        .add(t));
+        topicsByName.forEach(
+            (name, topics) -> {
+              TableIdentifier id = TableIdentifier.of(ns, name);
+              if (topics.size() == 1 && !tables.contains(id)) {
+                tables.add(id);
+              }
+            });
       } catch (KafkaHead.KafkaUnavailableException e) {
-        LOG.warn("Kafka unavailable: listing {} without the tables of topics not tiered yet ({})", ns, e.getMessage());
+        LOG.warn(
+            "Kafka unavailable: listing {} without the tables of topics not tiered yet ({})",
+            ns,
+            e.getMessage());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new ServiceUnavailableException("Interrupted while listing the tiered topics");
@@ -73,7 +89,10 @@ final class UntieredTopics {
     return ListTablesResponse.builder().addAll(tables).build();
   }
 
-  /** Throws {@link NoSuchTableException} unless {@code id} is a table of the catalog or of a topic not tiered yet. */
+  /**
+   * Throws {@link NoSuchTableException} unless {@code id} is a table of the catalog or of a topic
+   * not tiered yet.
+   */
   void tableExists(TableIdentifier id) {
     try {
       CatalogHandlers.tableExists(catalog, id);
@@ -83,18 +102,23 @@ final class UntieredTopics {
   }
 
   /**
-   * A tiered topic whose first segment is not tiered yet has no table: it is served as the table the plugin will
-   * create for it (staged, never committed), so its whole head is visible from the first record on.
+   * A tiered topic whose first segment is not tiered yet has no table: it is served as the table
+   * the plugin will create for it (staged, never committed), so its whole head is visible from the
+   * first record on.
    */
   Table table(TableIdentifier id, NoSuchTableException notFound) {
     if (!id.namespace().equals(topicTables.namespace())) {
       throw notFound;
     }
     try {
-      List<String> topics = kafka.tieredTopics(topic -> TopicTables.baseTableName(topic).equals(id.name()));
+      List<String> topics =
+          kafka.tieredTopics(topic -> TopicTables.baseTableName(topic).equals(id.name()));
       if (topics.size() != 1) {
         if (topics.size() > 1) {
-          LOG.debug("Tiered topics {} all map to table {}: none is served before it has a table", topics, id);
+          LOG.debug(
+              "Tiered topics {} all map to table {}: none is served before it has a table",
+              topics,
+              id);
         }
         throw notFound;
       }

@@ -13,9 +13,9 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
 /**
- * Table operations of a head view: they start from the real table's metadata and "commit" only in memory. Every
- * file a commit writes (data files, manifests, manifest lists, metadata JSON) goes under the scratch prefix,
- * through the real table's FileIO; the real catalog is never called.
+ * Table operations of a head view: they start from the real table's metadata and "commit" only in
+ * memory. Every file a commit writes (data files, manifests, manifest lists, metadata JSON) goes
+ * under the scratch prefix, through the real table's FileIO; the real catalog is never called.
  */
 final class ViewOperations implements TableOperations {
   private final FileIO io;
@@ -55,10 +55,12 @@ final class ViewOperations implements TableOperations {
       throw new CommitFailedException("Head view metadata changed concurrently");
     }
     version++;
-    String location = metadataFileLocation(String.format("%05d-%s.metadata.json", version, UUID.randomUUID()));
+    String location =
+        metadataFileLocation(String.format("%05d-%s.metadata.json", version, UUID.randomUUID()));
     TableMetadataParser.write(metadata, io.newOutputFile(location));
     metadataFiles.add(location);
-    current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
+    current =
+        TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
   }
 
   @Override

@@ -49,8 +49,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The head view against a real in-process KRaft broker and a real JdbcCatalog on SQLite (local warehouse), read
- * through Iceberg's own REST catalog client.
+ * The head view against a real in-process KRaft broker and a real JdbcCatalog on SQLite (local
+ * warehouse), read through Iceberg's own REST catalog client.
  */
 class HeadViewServerTest {
   private static final String TOKEN = "s3cret-" + UUID.randomUUID();
@@ -66,24 +66,30 @@ class HeadViewServerTest {
 
   @BeforeAll
   static void start() throws Exception {
-    // Tiered storage on, so that topics can be created with remote.storage.enable=true (the head view serves a
-    // tiered topic before its first segment is tiered). Kafka's own test RSM stands in for the plugin; nothing
+    // Tiered storage on, so that topics can be created with remote.storage.enable=true (the head
+    // view serves a
+    // tiered topic before its first segment is tiered). Kafka's own test RSM stands in for the
+    // plugin; nothing
     // here rolls a segment, so it never receives a copy.
-    kafka = TestKafka.start(Map.of(
-        "remote.log.storage.system.enable", "true",
-        "remote.log.storage.manager.class.name", "org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
-        "remote.log.storage.manager.impl.prefix", "rsm.config.",
-        "rsm.config.dir", dir.resolve("kafka-remote").toString(),
-        "remote.log.metadata.manager.listener.name", "EXTERNAL",
-        "rlmm.config.remote.log.metadata.topic.replication.factor", "1",
-        "rlmm.config.remote.log.metadata.topic.num.partitions", "1"));
+    kafka =
+        TestKafka.start(
+            Map.of(
+                "remote.log.storage.system.enable", "true",
+                "remote.log.storage.manager.class.name",
+                    "org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
+                "remote.log.storage.manager.impl.prefix", "rsm.config.",
+                "rsm.config.dir", dir.resolve("kafka-remote").toString(),
+                "remote.log.metadata.manager.listener.name", "EXTERNAL",
+                "rlmm.config.remote.log.metadata.topic.replication.factor", "1",
+                "rlmm.config.remote.log.metadata.topic.num.partitions", "1"));
     admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
 
     catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL);
     topicTables = new TopicTables(catalog, TopicTableOptions.builder().build());
 
     Map<String, String> props =
-        TestHeadViewConfig.properties(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), kafka.bootstrapServers());
+        TestHeadViewConfig.properties(
+            TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), kafka.bootstrapServers());
     props.put("auth.token", TOKEN);
     props.put("head.kafka-timeout-ms", "20000");
     server = HeadViewServer.start(HeadViewConfig.of(props));
@@ -124,17 +130,21 @@ class HeadViewServerTest {
     produce(topic, 2, 50, 30);
     Table second = client.loadTable(id);
     assertRows(read(second), 2, 80);
-    assertThat(second.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:50-79,1:50-79");
+    assertThat(second.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:50-79,1:50-79");
 
     // Nothing new: the same head comes back.
-    assertThat(client.loadTable(id).currentSnapshot().snapshotId()).isEqualTo(second.currentSnapshot().snapshotId());
+    assertThat(client.loadTable(id).currentSnapshot().snapshotId())
+        .isEqualTo(second.currentSnapshot().snapshotId());
 
-    // The real table moves on (more tiered): the head is rebuilt from the new boundary, no duplicates.
+    // The real table moves on (more tiered): the head is rebuilt from the new boundary, no
+    // duplicates.
     commitTiered(real, topic, 0, 20, 45);
     produce(topic, 2, 80, 5);
     Table third = client.loadTable(id);
     assertRows(read(third), 2, 85);
-    assertThat(third.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:45-84,1:20-84");
+    assertThat(third.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:45-84,1:20-84");
 
     // The view never touched the real table.
     real.refresh();
@@ -157,23 +167,28 @@ class HeadViewServerTest {
     produce(topic, 3, 20, 10);
     Table second = client.loadTable(id);
     assertRows(read(second), 3, 30);
-    assertThat(second.currentSnapshot().addedDataFiles(second.io())).hasSize(1)
+    assertThat(second.currentSnapshot().addedDataFiles(second.io()))
+        .hasSize(1)
         .allMatch(f -> second.specs().get(f.specId()).isUnpartitioned());
     assertThat(second.spec().isPartitioned()).isTrue();
 
-    // Partition 0 is tiered up to 25: both shared files hold offsets below it, so they are dropped and the cuts
+    // Partition 0 is tiered up to 25: both shared files hold offsets below it, so they are dropped
+    // and the cuts
     // of every partition move past them; no gap, no duplicate.
     commitTiered(real, topic, 0, 0, 25);
     Table third = client.loadTable(id);
     assertRows(read(third), 3, 30);
-    assertThat(third.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-29,1:0-29,2:0-29");
+    assertThat(third.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-29,1:0-29,2:0-29");
 
-    // Many small increments: the head keeps at most MAX_HEAD_SNAPSHOTS snapshots on top of the real table.
+    // Many small increments: the head keeps at most MAX_HEAD_SNAPSHOTS snapshots on top of the real
+    // table.
     for (int i = 0; i < HeadView.MAX_HEAD_SNAPSHOTS + 3; i++) {
       produce(topic, 3, 30 + i, 1);
       Table t = client.loadTable(id);
       real.refresh();
-      assertThat(t.snapshots()).hasSizeLessThanOrEqualTo(real.history().size() + HeadView.MAX_HEAD_SNAPSHOTS);
+      assertThat(t.snapshots())
+          .hasSizeLessThanOrEqualTo(real.history().size() + HeadView.MAX_HEAD_SNAPSHOTS);
     }
     assertRows(read(client.loadTable(id)), 3, 30 + HeadView.MAX_HEAD_SNAPSHOTS + 3);
   }
@@ -197,8 +212,12 @@ class HeadViewServerTest {
     }
     Table view = client.loadTable(TableIdentifier.of("kafka", topic));
     List<Record> rows = read(view);
-    List<String> values = rows.stream().map(r -> string((ByteBuffer) r.getField("value"))).sorted().toList();
-    assertThat(values).hasSize(8).allMatch(v -> v.startsWith("committed-")).noneMatch(v -> v.contains("aborted"));
+    List<String> values =
+        rows.stream().map(r -> string((ByteBuffer) r.getField("value"))).sorted().toList();
+    assertThat(values)
+        .hasSize(8)
+        .allMatch(v -> v.startsWith("committed-"))
+        .noneMatch(v -> v.contains("aborted"));
     assertThat(rows.stream().map(r -> offset(r)).sorted().toList())
         .containsExactly(0L, 1L, 2L, 3L, 4L, 12L, 13L, 14L);
 
@@ -208,7 +227,9 @@ class HeadViewServerTest {
         new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
       producer.initTransactions();
       producer.beginTransaction();
-      producer.send(new ProducerRecord<>(topic, 0, null, "open".getBytes(StandardCharsets.UTF_8))).get();
+      producer
+          .send(new ProducerRecord<>(topic, 0, null, "open".getBytes(StandardCharsets.UTF_8)))
+          .get();
       producer.flush();
       assertThat(read(client.loadTable(TableIdentifier.of("kafka", topic)))).hasSize(8);
       producer.abortTransaction();
@@ -220,8 +241,12 @@ class HeadViewServerTest {
   @Test
   void aTieredTopicWithoutTableYetIsServedFromItsFirstRecord() throws Exception {
     String topic = "Fresh-Events";
-    admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1).configs(Map.of("remote.storage.enable", "true"))))
-        .all().get();
+    admin
+        .createTopics(
+            List.of(
+                new NewTopic(topic, 2, (short) 1).configs(Map.of("remote.storage.enable", "true"))))
+        .all()
+        .get();
     TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(topic));
 
     // Nothing produced, nothing tiered: the table the plugin will create, empty.
@@ -234,7 +259,9 @@ class HeadViewServerTest {
 
     produce(topic, 2, 0, 40);
     assertRows(read(client.loadTable(id)), 2, 40);
-    assertThat(catalog.tableExists(id)).as("the view creates nothing in the real catalog").isFalse();
+    assertThat(catalog.tableExists(id))
+        .as("the view creates nothing in the real catalog")
+        .isFalse();
 
     // A topic without tiered storage never gets a table, so the view shows none either.
     createTopic("plain-topic", 1);
@@ -242,11 +269,15 @@ class HeadViewServerTest {
     assertThatThrownBy(() -> client.loadTable(TableIdentifier.of("kafka", "plain_topic")))
         .isInstanceOf(NoSuchTableException.class);
     assertThat(client.tableExists(TableIdentifier.of("kafka", "plain_topic"))).isFalse();
-    assertThat(client.listTables(Namespace.of("kafka"))).doesNotContain(TableIdentifier.of("kafka", "plain_topic"));
+    assertThat(client.listTables(Namespace.of("kafka")))
+        .doesNotContain(TableIdentifier.of("kafka", "plain_topic"));
 
-    // The plugin creates the table with its first segment: the view continues from that snapshot's boundary.
+    // The plugin creates the table with its first segment: the view continues from that snapshot's
+    // boundary.
     Table real = topicTables.resolve(topic, topicId(topic));
-    assertThat(empty.schema().asStruct()).as("the staged table is the one created").isEqualTo(real.schema().asStruct());
+    assertThat(empty.schema().asStruct())
+        .as("the staged table is the one created")
+        .isEqualTo(real.schema().asStruct());
     assertThat(empty.spec().fields()).isEqualTo(real.spec().fields());
     commitTiered(real, topic, 0, 0, 25);
     produce(topic, 2, 40, 10);
@@ -255,7 +286,8 @@ class HeadViewServerTest {
     assertThat(client.listTables(Namespace.of("kafka"))).containsOnlyOnce(id);
     real.refresh();
     assertThat(after.currentSnapshot().parentId()).isEqualTo(real.currentSnapshot().snapshotId());
-    assertThat(after.currentSnapshot().summary()).containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-49,1:0-49");
+    assertThat(after.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-49,1:0-49");
   }
 
   @Test
@@ -263,7 +295,8 @@ class HeadViewServerTest {
     Namespace ns = Namespace.of("analytics");
     catalog.createNamespace(ns, Map.of("owner", "team-a"));
     Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
-    Table plain = catalog.buildTable(TableIdentifier.of(ns, "plain"), schema).withProperty("k", "v").create();
+    Table plain =
+        catalog.buildTable(TableIdentifier.of(ns, "plain"), schema).withProperty("k", "v").create();
 
     assertThat(client.listNamespaces()).contains(ns);
     assertThat(client.loadNamespaceMetadata(ns)).containsEntry("owner", "team-a");
@@ -274,11 +307,20 @@ class HeadViewServerTest {
     assertThat(seen.schema().asStruct()).isEqualTo(plain.schema().asStruct());
     assertThat(seen.properties()).containsEntry("k", "v");
     assertThat(seen.currentSnapshot()).isNull();
-    // A metadata table: the server answers 404 for the name and the client builds it from the base table.
+    // A metadata table: the server answers 404 for the name and the client builds it from the base
+    // table.
     assertThat(client.loadTable(TableIdentifier.of("analytics", "plain", "snapshots")))
         .isInstanceOf(org.apache.iceberg.BaseMetadataTable.class);
-    assertThat(((org.apache.iceberg.HasTableOperations) seen).operations().current().metadataFileLocation())
-        .isEqualTo(((org.apache.iceberg.HasTableOperations) plain).operations().current().metadataFileLocation());
+    assertThat(
+            ((org.apache.iceberg.HasTableOperations) seen)
+                .operations()
+                .current()
+                .metadataFileLocation())
+        .isEqualTo(
+            ((org.apache.iceberg.HasTableOperations) plain)
+                .operations()
+                .current()
+                .metadataFileLocation());
   }
 
   @Test
@@ -290,15 +332,21 @@ class HeadViewServerTest {
 
     Namespace ns = Namespace.of("writes");
     catalog.createNamespace(ns);
-    catalog.createTable(TableIdentifier.of(ns, "t"), new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
+    catalog.createTable(
+        TableIdentifier.of(ns, "t"),
+        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
     Table t = client.loadTable(TableIdentifier.of(ns, "t"));
-    assertThatThrownBy(() -> t.updateProperties().set("a", "b").commit()).hasMessageContaining("read-only");
+    assertThatThrownBy(() -> t.updateProperties().set("a", "b").commit())
+        .hasMessageContaining("read-only");
     assertThat(catalog.loadTable(TableIdentifier.of(ns, "t")).properties()).doesNotContainKey("a");
 
-    HttpResponse<String> response = http("POST", "/v1/namespaces", "Bearer " + TOKEN, "{\"namespace\":[\"x\"]}");
+    HttpResponse<String> response =
+        http("POST", "/v1/namespaces", "Bearer " + TOKEN, "{\"namespace\":[\"x\"]}");
     assertThat(response.statusCode()).isEqualTo(405);
     assertThat(response.body()).contains("ReadOnlyViewException").contains("read-only");
-    assertThat(http("DELETE", "/v1/namespaces/writes/tables/t", "Bearer " + TOKEN, null).statusCode()).isEqualTo(405);
+    assertThat(
+            http("DELETE", "/v1/namespaces/writes/tables/t", "Bearer " + TOKEN, null).statusCode())
+        .isEqualTo(405);
     assertThat(catalog.tableExists(TableIdentifier.of(ns, "t"))).isTrue();
   }
 
@@ -313,54 +361,69 @@ class HeadViewServerTest {
   }
 
   @Test
-  void queriesWhileProducingAndTieringAreContiguousAndSeeEveryAcknowledgedRecord() throws Exception {
+  void queriesWhileProducingAndTieringAreContiguousAndSeeEveryAcknowledgedRecord()
+      throws Exception {
     String topic = "busy";
     String topicId = createTopic(topic, 2);
     Table real = topicTables.resolve(topic, topicId);
     TableIdentifier id = TableIdentifier.of("kafka", topic);
     long[] acked = new long[] {-1, -1};
-    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
 
-    Thread producer = new Thread(() -> {
-      try (KafkaProducer<byte[], byte[]> p =
-          new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all"),
-              new ByteArraySerializer(), new ByteArraySerializer())) {
-        for (int i = 0; !stop.get(); i++) {
-          for (int part = 0; part < 2; part++) {
-            ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, part,
-                key(part, i).getBytes(StandardCharsets.UTF_8), value(part, i).getBytes(StandardCharsets.UTF_8));
-            r.headers().add("n", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
-            long offset = p.send(r).get().offset();
-            synchronized (acked) {
-              acked[part] = Math.max(acked[part], offset);
-            }
-          }
-        }
-      } catch (Throwable t) {
-        failure.compareAndSet(null, t);
-      }
-    }, "test-producer");
-    Thread tierer = new Thread(() -> {
-      long[] tiered = new long[2];
-      try {
-        while (!stop.get()) {
-          Thread.sleep(300);
-          for (int part = 0; part < 2; part++) {
-            long upTo;
-            synchronized (acked) {
-              upTo = acked[part] + 1;
-            }
-            if (upTo - tiered[part] >= 5) {
-              commitTiered(real, topic, part, tiered[part], upTo);
-              tiered[part] = upTo;
-            }
-          }
-        }
-      } catch (Throwable t) {
-        failure.compareAndSet(null, t);
-      }
-    }, "test-tierer");
+    Thread producer =
+        new Thread(
+            () -> {
+              try (KafkaProducer<byte[], byte[]> p =
+                  new KafkaProducer<>(
+                      Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all"),
+                      new ByteArraySerializer(),
+                      new ByteArraySerializer())) {
+                for (int i = 0; !stop.get(); i++) {
+                  for (int part = 0; part < 2; part++) {
+                    ProducerRecord<byte[], byte[]> r =
+                        new ProducerRecord<>(
+                            topic,
+                            part,
+                            key(part, i).getBytes(StandardCharsets.UTF_8),
+                            value(part, i).getBytes(StandardCharsets.UTF_8));
+                    r.headers().add("n", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
+                    long offset = p.send(r).get().offset();
+                    synchronized (acked) {
+                      acked[part] = Math.max(acked[part], offset);
+                    }
+                  }
+                }
+              } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+              }
+            },
+            "test-producer");
+    Thread tierer =
+        new Thread(
+            () -> {
+              long[] tiered = new long[2];
+              try {
+                while (!stop.get()) {
+                  Thread.sleep(300);
+                  for (int part = 0; part < 2; part++) {
+                    long upTo;
+                    synchronized (acked) {
+                      upTo = acked[part] + 1;
+                    }
+                    if (upTo - tiered[part] >= 5) {
+                      commitTiered(real, topic, part, tiered[part], upTo);
+                      tiered[part] = upTo;
+                    }
+                  }
+                }
+              } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+              }
+            },
+            "test-tierer");
     producer.start();
     tierer.start();
     try {
@@ -375,14 +438,17 @@ class HeadViewServerTest {
         Map<Integer, List<Long>> offsets = new TreeMap<>();
         for (Record row : rows) {
           offsets.computeIfAbsent(partition(row), x -> new ArrayList<>()).add(offset(row));
-          assertThat(string((ByteBuffer) row.getField("value"))).isEqualTo(value(partition(row), offset(row)));
+          assertThat(string((ByteBuffer) row.getField("value")))
+              .isEqualTo(value(partition(row), offset(row)));
         }
         for (int part = 0; part < 2; part++) {
           List<Long> seen = offsets.getOrDefault(part, List.of()).stream().sorted().toList();
           List<Long> contiguous = Stream.iterate(0L, x -> x + 1).limit(seen.size()).toList();
-          assertThat(seen).as("query %d partition %d: contiguous from 0, no duplicates", queries, part)
+          assertThat(seen)
+              .as("query %d partition %d: contiguous from 0, no duplicates", queries, part)
               .isEqualTo(contiguous);
-          assertThat((long) seen.size() - 1).as("query %d partition %d sees what was acknowledged before it", queries, part)
+          assertThat((long) seen.size() - 1)
+              .as("query %d partition %d sees what was acknowledged before it", queries, part)
               .isGreaterThanOrEqualTo(before[part]);
         }
         queries++;
@@ -393,8 +459,11 @@ class HeadViewServerTest {
       assertThat(failure.get()).isNull();
       assertThat(queries).isGreaterThanOrEqualTo(3);
       real.refresh();
-      assertThat(real.history().size()).as("segments were tiered while querying").isGreaterThanOrEqualTo(2);
-      System.out.printf("busy topic: %d queries, %d tiered commits, last acknowledged offsets %d/%d%n",
+      assertThat(real.history().size())
+          .as("segments were tiered while querying")
+          .isGreaterThanOrEqualTo(2);
+      System.out.printf(
+          "busy topic: %d queries, %d tiered commits, last acknowledged offsets %d/%d%n",
           queries, real.history().size(), acked[0], acked[1]);
     } finally {
       stop.set(true);
@@ -410,16 +479,21 @@ class HeadViewServerTest {
     String topic = "on_s3";
     String topicId = createTopic(topic, 1);
     produce(topic, 1, 0, 30);
-    Map<String, String> props = TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
+    Map<String, String> props =
+        TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
     io.floe.testing.LocalS3.get().fileIoProperties().forEach((k, v) -> props.put("client." + k, v));
     try (JdbcCatalog s3Catalog = new JdbcCatalog()) {
       s3Catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
-      Table real = new TopicTables(s3Catalog, TopicTableOptions.builder().build()).resolve(topic, topicId);
+      Table real =
+          new TopicTables(s3Catalog, TopicTableOptions.builder().build()).resolve(topic, topicId);
       commitTiered(real, topic, 0, 0, 10);
-      try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props)); RESTCatalog c = new RESTCatalog()) {
+      try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props));
+          RESTCatalog c = new RESTCatalog()) {
         c.initialize("s3view", Map.of("uri", s.uri()));
         Table view = c.loadTable(TableIdentifier.of("kafka", topic));
-        assertThat(view.currentSnapshot().manifestListLocation()).startsWith("s3://").contains("/floe-head/");
+        assertThat(view.currentSnapshot().manifestListLocation())
+            .startsWith("s3://")
+            .contains("/floe-head/");
         assertRows(read(view), 1, 30);
       }
     }
@@ -431,7 +505,8 @@ class HeadViewServerTest {
     Table ghost = topicTables.resolve("ghost", "AAAAAAAAAAAAAAAAAAAAAA");
     assertThat(read(client.loadTable(TableIdentifier.of("kafka", "ghost")))).isEmpty();
 
-    // A table of an older topic with the same name (recreated under a new id): the new topic's records stay out.
+    // A table of an older topic with the same name (recreated under a new id): the new topic's
+    // records stay out.
     createTopic("recreated", 1);
     produce("recreated", 1, 0, 3);
     topicTables.resolve("recreated", "BBBBBBBBBBBBBBBBBBBBBB");
@@ -450,15 +525,20 @@ class HeadViewServerTest {
     TableIdentifier id = TableIdentifier.of("kafka", topic);
     for (String mode : List.of("fail", "committed")) {
       Map<String, String> props =
-          TestHeadViewConfig.properties(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), "127.0.0.1:1");
+          TestHeadViewConfig.properties(
+              TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), "127.0.0.1:1");
       props.put("head.kafka-timeout-ms", "1500");
       props.put("head.on-kafka-error", mode);
       try (HeadViewServer offline = HeadViewServer.start(HeadViewConfig.of(props))) {
         if (mode.equals("fail")) {
           // Raw HTTP: Iceberg's client retries a 503 with backoff, which only makes the test slow.
-          HttpResponse<String> r = HttpClient.newHttpClient().send(
-              HttpRequest.newBuilder(URI.create(offline.uri() + "/v1/namespaces/kafka/tables/" + topic)).build(),
-              HttpResponse.BodyHandlers.ofString());
+          HttpResponse<String> r =
+              HttpClient.newHttpClient()
+                  .send(
+                      HttpRequest.newBuilder(
+                              URI.create(offline.uri() + "/v1/namespaces/kafka/tables/" + topic))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString());
           assertThat(r.statusCode()).isEqualTo(503);
           assertThat(r.body()).contains("Kafka is unavailable").contains(topic);
         } else {
@@ -480,11 +560,13 @@ class HeadViewServerTest {
     produce(topic, 1, 0, 10);
     Table real = topicTables.resolve(topic, topicId);
     Map<String, String> props =
-        TestHeadViewConfig.properties(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), kafka.bootstrapServers());
+        TestHeadViewConfig.properties(
+            TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL), kafka.bootstrapServers());
     props.put("head.cache-ttl-ms", "500");
     props.put("head.idle-ttl-ms", "600000");
     TableIdentifier id = TableIdentifier.of("kafka", topic);
-    try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props)); RESTCatalog c = new RESTCatalog()) {
+    try (HeadViewServer s = HeadViewServer.start(HeadViewConfig.of(props));
+        RESTCatalog c = new RESTCatalog()) {
       c.initialize("cleanup", Map.of("uri", s.uri()));
       Table first = c.loadTable(id);
       assertThat(read(first)).hasSize(10);
@@ -519,20 +601,23 @@ class HeadViewServerTest {
     if (!Files.exists(root)) {
       return out;
     }
-    Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
-      @Override
-      public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
-        if (attrs.isRegularFile() && !file.getFileName().toString().endsWith(".crc")) {
-          out.add(file);
-        }
-        return java.nio.file.FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        root,
+        new java.nio.file.SimpleFileVisitor<>() {
+          @Override
+          public java.nio.file.FileVisitResult visitFile(
+              Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+            if (attrs.isRegularFile() && !file.getFileName().toString().endsWith(".crc")) {
+              out.add(file);
+            }
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
-        return java.nio.file.FileVisitResult.CONTINUE; // deleted meanwhile
-      }
-    });
+          @Override
+          public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+            return java.nio.file.FileVisitResult.CONTINUE; // deleted meanwhile
+          }
+        });
     return out;
   }
 
@@ -543,14 +628,23 @@ class HeadViewServerTest {
     return topicId(topic);
   }
 
-  /** The topic's id, once the broker knows the topic (its metadata may lag the controller's create). */
+  /**
+   * The topic's id, once the broker knows the topic (its metadata may lag the controller's create).
+   */
   private static String topicId(String topic) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       try {
-        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId().toString();
+        return admin
+            .describeTopics(List.of(topic))
+            .allTopicNames()
+            .get()
+            .get(topic)
+            .topicId()
+            .toString();
       } catch (java.util.concurrent.ExecutionException e) {
-        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+        if (!(e.getCause()
+                instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
             || System.nanoTime() > deadline) {
           throw e;
         }
@@ -567,17 +661,24 @@ class HeadViewServerTest {
     return "value " + p + "/" + i;
   }
 
-  /** count records per partition, numbered from {@code first}; acknowledged (acks=all) before returning. */
+  /**
+   * count records per partition, numbered from {@code first}; acknowledged (acks=all) before
+   * returning.
+   */
   private static void produce(String topic, int partitions, int first, int count) throws Exception {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
             Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all", "linger.ms", "5"),
-            new ByteArraySerializer(), new ByteArraySerializer())) {
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
       List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
       for (int i = first; i < first + count; i++) {
         for (int p = 0; p < partitions; p++) {
           ProducerRecord<byte[], byte[]> r =
-              new ProducerRecord<>(topic, p, key(p, i).getBytes(StandardCharsets.UTF_8),
+              new ProducerRecord<>(
+                  topic,
+                  p,
+                  key(p, i).getBytes(StandardCharsets.UTF_8),
                   value(p, i).getBytes(StandardCharsets.UTF_8));
           r.headers().add("n", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
           acks.add(producer.send(r));
@@ -589,11 +690,14 @@ class HeadViewServerTest {
     }
   }
 
-  private static void sendTxn(KafkaProducer<byte[], byte[]> producer, String topic, String prefix, int n, boolean commit)
+  private static void sendTxn(
+      KafkaProducer<byte[], byte[]> producer, String topic, String prefix, int n, boolean commit)
       throws Exception {
     producer.beginTransaction();
     for (int i = 0; i < n; i++) {
-      producer.send(new ProducerRecord<>(topic, 0, null, (prefix + "-" + i).getBytes(StandardCharsets.UTF_8)));
+      producer.send(
+          new ProducerRecord<>(
+              topic, 0, null, (prefix + "-" + i).getBytes(StandardCharsets.UTF_8)));
     }
     producer.flush();
     if (commit) {
@@ -604,7 +708,8 @@ class HeadViewServerTest {
   }
 
   /** Simulates the plugin having tiered offsets [from, to) of a partition (see {@link Tierer}). */
-  private static void commitTiered(Table table, String topic, int partition, long from, long to) throws IOException {
+  private static void commitTiered(Table table, String topic, int partition, long from, long to)
+      throws IOException {
     try (Tierer tierer = new Tierer(kafka.bootstrapServers(), topic)) {
       tierer.commit(table, partition, from, to);
     }
@@ -626,7 +731,10 @@ class HeadViewServerTest {
     return (Integer) ((Record) row.getField("kafka")).getField("partition");
   }
 
-  /** Exactly offsets 0..n-1 in every partition, once each, with the produced keys, values and headers. */
+  /**
+   * Exactly offsets 0..n-1 in every partition, once each, with the produced keys, values and
+   * headers.
+   */
   private static void assertRows(List<Record> rows, int partitions, int n) {
     Map<Integer, List<Long>> offsets = new TreeMap<>();
     for (Record row : rows) {
@@ -643,9 +751,11 @@ class HeadViewServerTest {
     }
     List<Long> expected = Stream.iterate(0L, x -> x + 1).limit(n).toList();
     assertThat(offsets.keySet()).hasSize(partitions);
-    offsets.forEach((p, list) -> assertThat(list.stream().sorted().collect(Collectors.toList()))
-        .as("offsets of partition %d", p)
-        .isEqualTo(expected));
+    offsets.forEach(
+        (p, list) ->
+            assertThat(list.stream().sorted().collect(Collectors.toList()))
+                .as("offsets of partition %d", p)
+                .isEqualTo(expected));
   }
 
   private static String string(ByteBuffer b) {
@@ -658,10 +768,16 @@ class HeadViewServerTest {
     return new String(out, StandardCharsets.UTF_8);
   }
 
-  private static HttpResponse<String> http(String method, String path, String auth, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.uri() + path))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-        .header("Content-Type", "application/json");
+  private static HttpResponse<String> http(String method, String path, String auth, String body)
+      throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(server.uri() + path))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json");
     if (auth != null) {
       b.header("Authorization", auth);
     }

@@ -4,12 +4,19 @@ import io.floe.testing.TestCatalogs;
 import java.util.HashMap;
 import java.util.Map;
 
-/** The head view's settings the tests and the bench share: the test JdbcCatalog, a Kafka, any free local port. */
+/**
+ * The head view's settings the tests and the bench share: the test JdbcCatalog, a Kafka, any free
+ * local port.
+ */
 public final class TestHeadViewConfig {
   private TestHeadViewConfig() {}
 
-  /** A mutable map: callers add their own keys (token, timeouts, TTLs) before {@link HeadViewConfig#of}. */
-  public static Map<String, String> properties(Map<String, String> catalogProperties, String bootstrapServers) {
+  /**
+   * A mutable map: callers add their own keys (token, timeouts, TTLs) before {@link
+   * HeadViewConfig#of}.
+   */
+  public static Map<String, String> properties(
+      Map<String, String> catalogProperties, String bootstrapServers) {
     Map<String, String> props = new HashMap<>();
     catalogProperties.forEach((k, v) -> props.put("iceberg." + k, v));
     props.put("iceberg.type", "jdbc");

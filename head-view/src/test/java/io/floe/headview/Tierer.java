@@ -22,8 +22,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Stands in for the plugin's copy path in tests and the bench: commits offsets [from, to) of one partition to the
- * real table as one snapshot with the summary the plugin's committer writes, the rows read back from the broker.
+ * Stands in for the plugin's copy path in tests and the bench: commits offsets [from, to) of one
+ * partition to the real table as one snapshot with the summary the plugin's committer writes, the
+ * rows read back from the broker.
  */
 public final class Tierer implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
@@ -31,9 +32,17 @@ public final class Tierer implements AutoCloseable {
   private int fileCounter;
 
   public Tierer(String bootstrap, String topic) {
-    this.consumer = new KafkaConsumer<>(
-        Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed", "auto.offset.reset", "none"),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "isolation.level",
+                "read_committed",
+                "auto.offset.reset",
+                "none"),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer());
     this.topic = topic;
   }
 
@@ -45,9 +54,15 @@ public final class Tierer implements AutoCloseable {
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     FanoutDataWriter<Record> writer =
         new FanoutDataWriter<>(
-            new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build(),
-            OutputFileFactory.builderFor(table, partition, ++fileCounter).format(FileFormat.PARQUET).build(),
-            table.io(), 128L << 20);
+            new GenericFileWriterFactory.Builder(table)
+                .dataFileFormat(FileFormat.PARQUET)
+                .dataSchema(schema)
+                .build(),
+            OutputFileFactory.builderFor(table, partition, ++fileCounter)
+                .format(FileFormat.PARQUET)
+                .build(),
+            table.io(),
+            128L << 20);
     TopicPartition tp = new TopicPartition(topic, partition);
     consumer.assign(List.of(tp));
     consumer.seek(tp, from);

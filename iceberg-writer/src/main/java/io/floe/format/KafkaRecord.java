@@ -13,27 +13,39 @@ import java.util.Objects;
  *
  * <p>Equality compares key/value bytes by content. Arrays are not copied: do not mutate them.
  */
-public record KafkaRecord(long offset, long timestamp, byte[] key, byte[] value, List<RecordHeader> headers) {
-    public KafkaRecord {
-        headers = headers == null ? List.of() : headers;
-    }
+public record KafkaRecord(
+    long offset, long timestamp, byte[] key, byte[] value, List<RecordHeader> headers) {
+  public KafkaRecord {
+    headers = headers == null ? List.of() : headers;
+  }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof KafkaRecord r && offset == r.offset && timestamp == r.timestamp
-                && Arrays.equals(key, r.key) && Arrays.equals(value, r.value) && headers.equals(r.headers);
-    }
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof KafkaRecord r
+        && offset == r.offset
+        && timestamp == r.timestamp
+        && Arrays.equals(key, r.key)
+        && Arrays.equals(value, r.value)
+        && headers.equals(r.headers);
+  }
 
-    @Override
-    public int hashCode() {
-        return Objects.hash(offset, timestamp, Arrays.hashCode(key), Arrays.hashCode(value), headers);
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(offset, timestamp, Arrays.hashCode(key), Arrays.hashCode(value), headers);
+  }
 
-    @Override
-    public String toString() {
-        return "KafkaRecord[offset=" + offset + ", timestamp=" + timestamp
-                + ", key=" + (key == null ? "null" : key.length + " bytes")
-                + ", value=" + (value == null ? "null" : value.length + " bytes")
-                + ", headers=" + headers + "]";
-    }
+  @Override
+  public String toString() {
+    return "KafkaRecord[offset="
+        + offset
+        + ", timestamp="
+        + timestamp
+        + ", key="
+        + (key == null ? "null" : key.length + " bytes")
+        + ", value="
+        + (value == null ? "null" : value.length + " bytes")
+        + ", headers="
+        + headers
+        + "]";
+  }
 }

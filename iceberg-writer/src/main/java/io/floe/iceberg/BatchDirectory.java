@@ -13,10 +13,10 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Every batch of one segment in order: its header fields, where it was in the original segment, and its size and
- * CRC once re-encoded. Positions served to the broker (offset index, fetch start positions) are positions in the
- * re-encoded layout, which is the prefix sum of the encoded sizes. Control batches keep their raw bytes here: they
- * are not table rows.
+ * Every batch of one segment in order: its header fields, where it was in the original segment, and
+ * its size and CRC once re-encoded. Positions served to the broker (offset index, fetch start
+ * positions) are positions in the re-encoded layout, which is the prefix sum of the encoded sizes.
+ * Control batches keep their raw bytes here: they are not table rows.
  */
 public final class BatchDirectory {
   /** Kafka's default {@code index.interval.bytes}. */
@@ -33,9 +33,15 @@ public final class BatchDirectory {
     }
   }
 
-  /** One batch. {@code controlBatch} holds the raw bytes of a control batch and is null otherwise. */
+  /**
+   * One batch. {@code controlBatch} holds the raw bytes of a control batch and is null otherwise.
+   */
   public record Entry(
-      BatchHeader header, long originalPosition, int encodedSize, int encodedCrc, byte[] controlBatch) {
+      BatchHeader header,
+      long originalPosition,
+      int encodedSize,
+      int encodedCrc,
+      byte[] controlBatch) {
     public boolean isControl() {
       return controlBatch != null;
     }
@@ -63,8 +69,8 @@ public final class BatchDirectory {
   }
 
   /**
-   * The index of the batch that starts at {@code position}, or of the first batch after it; {@link #size()} when
-   * the position is past the last batch.
+   * The index of the batch that starts at {@code position}, or of the first batch after it; {@link
+   * #size()} when the position is past the last batch.
    */
   public int indexAtOrAfter(long position) {
     int lo = 0;
@@ -81,9 +87,9 @@ public final class BatchDirectory {
   }
 
   /**
-   * A Kafka offset index (entries of relative offset and position, 8 bytes each, big endian) over the re-encoded
-   * layout, built the way a broker builds one: an entry for a batch once more than {@code intervalBytes} were
-   * written since the previous entry.
+   * A Kafka offset index (entries of relative offset and position, 8 bytes each, big endian) over
+   * the re-encoded layout, built the way a broker builds one: an entry for a batch once more than
+   * {@code intervalBytes} were written since the previous entry.
    */
   public ByteBuffer offsetIndex(long segmentBaseOffset, int intervalBytes) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -104,9 +110,9 @@ public final class BatchDirectory {
   }
 
   /**
-   * A Kafka time index (entries of timestamp and relative offset, 12 bytes each): for each offset-index interval,
-   * the largest timestamp so far and the offset of the batch holding it, when it grew; plus a last entry, as the
-   * broker appends when a segment rolls.
+   * A Kafka time index (entries of timestamp and relative offset, 12 bytes each): for each
+   * offset-index interval, the largest timestamp so far and the offset of the batch holding it,
+   * when it grew; plus a last entry, as the broker appends when a segment rolls.
    */
   public ByteBuffer timeIndex(long segmentBaseOffset, int intervalBytes) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -183,8 +189,18 @@ public final class BatchDirectory {
       for (int i = 0; i < count; i++) {
         BatchHeader h =
             new BatchHeader(
-                in.readLong(), in.readInt(), in.readInt(), in.readByte(), in.readInt(), in.readShort(),
-                in.readInt(), in.readLong(), in.readLong(), in.readLong(), in.readShort(), in.readInt(),
+                in.readLong(),
+                in.readInt(),
+                in.readInt(),
+                in.readByte(),
+                in.readInt(),
+                in.readShort(),
+                in.readInt(),
+                in.readLong(),
+                in.readLong(),
+                in.readLong(),
+                in.readShort(),
+                in.readInt(),
                 in.readInt());
         long originalPosition = in.readLong();
         int encodedSize = in.readInt();

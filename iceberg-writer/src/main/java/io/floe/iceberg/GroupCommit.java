@@ -13,20 +13,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Combines concurrent segment commits into one table into one catalog commit. Each member still becomes its own
- * snapshot (its own RowDelta, summary and validation) inside one Iceberg {@link Transaction}; the catalog sees one
- * metadata swap per group instead of one per segment, so copiers of one table stop racing each other.
+ * Combines concurrent segment commits into one table into one catalog commit. Each member still
+ * becomes its own snapshot (its own RowDelta, summary and validation) inside one Iceberg {@link
+ * Transaction}; the catalog sees one metadata swap per group instead of one per segment, so copiers
+ * of one table stop racing each other.
  *
- * <p>The first copier to arrive leads: it takes every commit waiting at that moment (its own included), commits
- * them, and hands the lead to the next waiting copier, so no copier serves others for long. A member whose delta
- * cannot be staged (validation against the other members or the table fails) fails alone and the group is staged
- * again without it; a failure of the catalog commit fails every member, each of which retries on its own terms.
- * Every member returns only once its own snapshot is committed (or with its own failure).
+ * <p>The first copier to arrive leads: it takes every commit waiting at that moment (its own
+ * included), commits them, and hands the lead to the next waiting copier, so no copier serves
+ * others for long. A member whose delta cannot be staged (validation against the other members or
+ * the table fails) fails alone and the group is staged again without it; a failure of the catalog
+ * commit fails every member, each of which retries on its own terms. Every member returns only once
+ * its own snapshot is committed (or with its own failure).
  */
 final class GroupCommit {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
 
-  /** One segment's commit: fills a RowDelta of the group's transaction and checks its own snapshot. */
+  /**
+   * One segment's commit: fills a RowDelta of the group's transaction and checks its own snapshot.
+   */
   interface Member {
     void apply(RowDelta delta);
 
@@ -58,8 +62,10 @@ final class GroupCommit {
       try {
         commitGroup(table, group);
       } catch (RuntimeException | Error e) {
-        RuntimeException failure = e instanceof RuntimeException r ? r : new IllegalStateException(e);
-        group.forEach(w -> w.failIfPending(failure)); // e.g. the refresh failed: nobody may wait forever
+        RuntimeException failure =
+            e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        group.forEach(
+            w -> w.failIfPending(failure)); // e.g. the refresh failed: nobody may wait forever
         throw e;
       } finally {
         synchronized (queue) {
@@ -97,7 +103,8 @@ final class GroupCommit {
         try {
           RowDelta delta = txn.newRowDelta();
           w.member.apply(delta);
-          delta.commit(); // staged in the transaction: validated against the table and earlier members
+          delta.commit(); // staged in the transaction: validated against the table and earlier
+          // members
           staged.add(txn.table().currentSnapshot().snapshotId());
         } catch (RuntimeException e) {
           refused = w;
@@ -106,7 +113,8 @@ final class GroupCommit {
         }
       }
       if (refused != null) {
-        remaining.remove(refused); // a transaction cannot drop a staged update: stage the others again
+        remaining.remove(
+            refused); // a transaction cannot drop a staged update: stage the others again
         continue;
       }
       try {
@@ -115,23 +123,26 @@ final class GroupCommit {
         remaining.forEach(w -> w.fail(e));
         return;
       }
-      Table committed = txn.table(); // the metadata just committed (re-applied if the transaction retried)
+      Table committed =
+          txn.table(); // the metadata just committed (re-applied if the transaction retried)
       loadCommitted(table);
       for (int i = 0; i < remaining.size(); i++) {
         Waiter w = remaining.get(i);
         w.succeed(committedSnapshot(committed, w.member, staged.get(i)));
       }
       if (remaining.size() > 1) {
-        LOG.debug("Committed {} segments into {} in one catalog commit", remaining.size(), table.name());
+        LOG.debug(
+            "Committed {} segments into {} in one catalog commit", remaining.size(), table.name());
       }
       return;
     }
   }
 
   /**
-   * A commit leaves the table to be reloaded on its next use. Reloading it here, while no other commit of the group
-   * can start, keeps the copiers that share this table instance from each reloading it at once (and a reload racing
-   * the next group's commit from making Iceberg apply that whole transaction again).
+   * A commit leaves the table to be reloaded on its next use. Reloading it here, while no other
+   * commit of the group can start, keeps the copiers that share this table instance from each
+   * reloading it at once (and a reload racing the next group's commit from making Iceberg apply
+   * that whole transaction again).
    */
   private static void loadCommitted(Table table) {
     try {
@@ -141,19 +152,24 @@ final class GroupCommit {
     }
   }
 
-  /** The member's snapshot id: the staged one, or (should a retry have renumbered it) found by its summary. */
+  /**
+   * The member's snapshot id: the staged one, or (should a retry have renumbered it) found by its
+   * summary.
+   */
   private static long committedSnapshot(Table table, Member member, long stagedId) {
     Snapshot staged = table.snapshot(stagedId);
     if (staged != null && member.owns(staged)) {
       return stagedId;
     }
-    for (Snapshot s = table.currentSnapshot(); s != null;
+    for (Snapshot s = table.currentSnapshot();
+        s != null;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       if (member.owns(s)) {
         return s.snapshotId();
       }
     }
-    throw new IllegalStateException("Committed transaction of " + table.name() + " lacks a member's snapshot");
+    throw new IllegalStateException(
+        "Committed transaction of " + table.name() + " lacks a member's snapshot");
   }
 
   private static final class Queue {
@@ -204,7 +220,8 @@ final class GroupCommit {
         try {
           wait();
         } catch (InterruptedException e) {
-          interrupted = true; // the commit is in flight for this member: its outcome must be awaited
+          interrupted =
+              true; // the commit is in flight for this member: its outcome must be awaited
         }
       }
       if (interrupted) {

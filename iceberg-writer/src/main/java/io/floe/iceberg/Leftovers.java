@@ -12,9 +12,10 @@ final class Leftovers {
   private Leftovers() {}
 
   /**
-   * Deletes each location, logging what cannot be deleted. Runs with the thread's interrupt flag cleared, then
-   * restores it: a broker shutting down interrupts its copy threads, and an interrupted thread's S3 requests abort
-   * at once, so the objects of a cut-short copy would otherwise stay behind.
+   * Deletes each location, logging what cannot be deleted. Runs with the thread's interrupt flag
+   * cleared, then restores it: a broker shutting down interrupts its copy threads, and an
+   * interrupted thread's S3 requests abort at once, so the objects of a cut-short copy would
+   * otherwise stay behind.
    */
   static void delete(FileIO io, Collection<String> locations) {
     boolean interrupted = Thread.interrupted();

@@ -19,7 +19,10 @@ import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.StructLikeWrapper;
 
-/** Writes position delete files for row ranges: one file per table partition, positions in file order. */
+/**
+ * Writes position delete files for row ranges: one file per table partition, positions in file
+ * order.
+ */
 final class PositionDeletes {
   private PositionDeletes() {}
 

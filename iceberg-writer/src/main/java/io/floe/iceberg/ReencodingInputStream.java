@@ -23,16 +23,17 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.Parquet;
 
 /**
- * The record batches of a segment from a position on, re-encoded from its data files and batch directory, one
- * batch at a time. Every re-encoded batch is checked against the size and CRC recorded at copy time: the indexes
- * served to the broker were derived from that layout, so a batch that no longer re-encodes the same way fails the
- * read instead of silently shifting positions.
+ * The record batches of a segment from a position on, re-encoded from its data files and batch
+ * directory, one batch at a time. Every re-encoded batch is checked against the size and CRC
+ * recorded at copy time: the indexes served to the broker were derived from that layout, so a batch
+ * that no longer re-encodes the same way fails the read instead of silently shifting positions.
  */
 public final class ReencodingInputStream extends InputStream {
   private final BatchDirectory directory;
   private final Reencoding reencoding;
   private final List<CloseableIterable<Record>> sources = new ArrayList<>();
-  private final PriorityQueue<Head> heads = new PriorityQueue<>(Comparator.comparingLong(h -> h.offset));
+  private final PriorityQueue<Head> heads =
+      new PriorityQueue<>(Comparator.comparingLong(h -> h.offset));
   private int next;
   private ByteBuffer current = ByteBuffer.allocate(0);
   private boolean closed;
@@ -57,11 +58,15 @@ public final class ReencodingInputStream extends InputStream {
   }
 
   /**
-   * Opens the stream at the batch that starts at {@code position} (a position in the re-encoded layout, as the
-   * offset index Floe serves gives it), or at the first batch after it.
+   * Opens the stream at the batch that starts at {@code position} (a position in the re-encoded
+   * layout, as the offset index Floe serves gives it), or at the first batch after it.
    */
   public ReencodingInputStream(
-      FileIO io, Schema schema, List<String> dataFiles, BatchDirectory directory, Reencoding reencoding,
+      FileIO io,
+      Schema schema,
+      List<String> dataFiles,
+      BatchDirectory directory,
+      Reencoding reencoding,
       long position) {
     this.directory = directory;
     this.reencoding = reencoding;
@@ -75,7 +80,8 @@ public final class ReencodingInputStream extends InputStream {
         CloseableIterable<Record> rows =
             Parquet.read(io.newInputFile(location))
                 .project(schema)
-                .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+                .createReaderFunc(
+                    fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
                 .filter(Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, fromOffset))
                 .build();
         sources.add(rows);
@@ -115,9 +121,9 @@ public final class ReencodingInputStream extends InputStream {
   }
 
   /**
-   * Moves the stream to {@code position} if that needs no going back further than the start of the batch it holds
-   * (a sequential consumer's next fetch starts at the batch its previous fetch stopped in). Returns false, and
-   * leaves the stream as it was, otherwise.
+   * Moves the stream to {@code position} if that needs no going back further than the start of the
+   * batch it holds (a sequential consumer's next fetch starts at the batch its previous fetch
+   * stopped in). Returns false, and leaves the stream as it was, otherwise.
    */
   boolean reposition(long position) {
     if (closed) {
@@ -168,8 +174,13 @@ public final class ReencodingInputStream extends InputStream {
       Head head = heads.poll();
       if (head == null || head.offset > header.lastOffset()) {
         throw new IOException(
-            "Table data for the batch at offset " + header.baseOffset() + " is incomplete: found "
-                + i + " of " + header.recordCount() + " records (were its data files rewritten?)");
+            "Table data for the batch at offset "
+                + header.baseOffset()
+                + " is incomplete: found "
+                + i
+                + " of "
+                + header.recordCount()
+                + " records (were its data files rewritten?)");
       }
       records.add(RowCodec.fromRow(head.row));
       try {
@@ -181,11 +192,19 @@ public final class ReencodingInputStream extends InputStream {
       }
     }
     ByteBuffer encoded = BatchEncoder.encode(header, records, reencoding);
-    if (encoded.remaining() != entry.encodedSize() || SegmentWriter.crcField(encoded) != entry.encodedCrc()) {
+    if (encoded.remaining() != entry.encodedSize()
+        || SegmentWriter.crcField(encoded) != entry.encodedCrc()) {
       throw new IOException(
-          "Batch at offset " + header.baseOffset() + " re-encodes to " + encoded.remaining() + " bytes with CRC "
-              + Integer.toUnsignedString(SegmentWriter.crcField(encoded)) + ", but was copied as "
-              + entry.encodedSize() + " bytes with CRC " + Integer.toUnsignedString(entry.encodedCrc())
+          "Batch at offset "
+              + header.baseOffset()
+              + " re-encodes to "
+              + encoded.remaining()
+              + " bytes with CRC "
+              + Integer.toUnsignedString(SegmentWriter.crcField(encoded))
+              + ", but was copied as "
+              + entry.encodedSize()
+              + " bytes with CRC "
+              + Integer.toUnsignedString(entry.encodedCrc())
               + ": the indexes served for this segment would not match the stream");
     }
     return encoded;
@@ -210,5 +229,4 @@ public final class ReencodingInputStream extends InputStream {
     sources.clear();
     heads.clear();
   }
-
 }

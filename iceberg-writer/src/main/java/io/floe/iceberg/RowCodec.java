@@ -21,15 +21,18 @@ final class RowCodec {
 
   RowCodec(Schema schema) {
     this.row = GenericRecord.create(schema);
-    this.kafka = GenericRecord.create(schema.findField(TopicTableLayout.KAFKA).type().asStructType());
+    this.kafka =
+        GenericRecord.create(schema.findField(TopicTableLayout.KAFKA).type().asStructType());
     this.headerTemplate =
-        GenericRecord.create(schema.findField("headers").type().asListType().elementType().asStructType());
+        GenericRecord.create(
+            schema.findField("headers").type().asListType().elementType().asStructType());
     row.set(0, kafka);
   }
 
   /**
-   * The table row of a record. The returned object is reused by the next call: writers consume it at once
-   * (Parquet appenders copy values into column buffers), which saves two record allocations per row.
+   * The table row of a record. The returned object is reused by the next call: writers consume it
+   * at once (Parquet appenders copy values into column buffers), which saves two record allocations
+   * per row.
    */
   Record toRow(int partition, BatchHeader batch, KafkaRecord record) {
     boolean logAppend = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
@@ -45,9 +48,11 @@ final class RowCodec {
     kafka.set(6, (int) batch.producerEpoch());
     kafka.set(7, batch.baseSequence() < 0 ? -1 : sequenceOf(batch.baseSequence(), offsetDelta));
     kafka.set(8, batch.isTransactional());
-    kafka.set(9, logAppend ? KafkaTimestamps.toTimestamp(record.timestamp(), record.offset()) : null);
+    kafka.set(
+        9, logAppend ? KafkaTimestamps.toTimestamp(record.timestamp(), record.offset()) : null);
 
-    List<Record> headers = record.headers().isEmpty() ? List.of() : new ArrayList<>(record.headers().size());
+    List<Record> headers =
+        record.headers().isEmpty() ? List.of() : new ArrayList<>(record.headers().size());
     for (RecordHeader h : record.headers()) {
       GenericRecord header = headerTemplate.copy();
       header.set(0, h.key());
@@ -89,7 +94,11 @@ final class RowCodec {
       }
     }
     return new KafkaRecord(
-        offset, KafkaTimestamps.toMillis(ts), bytes((ByteBuffer) row.get(1)), bytes((ByteBuffer) row.get(2)), headers);
+        offset,
+        KafkaTimestamps.toMillis(ts),
+        bytes((ByteBuffer) row.get(1)),
+        bytes((ByteBuffer) row.get(2)),
+        headers);
   }
 
   private static byte[] bytes(ByteBuffer buffer) {

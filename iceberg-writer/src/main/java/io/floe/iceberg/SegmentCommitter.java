@@ -36,11 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits a written segment as one Iceberg snapshot. In the same commit it removes the files of any earlier copy of
- * the same offsets (Kafka retries a copy under a new segment id), so a retry never duplicates rows, and hides the
- * earlier-segment records of transactions this segment's markers abort. Concurrent commits into one table are
- * grouped into one catalog commit (one snapshot per segment still, see {@link GroupCommit}). Conflicts with
- * concurrent writers are retried with exponential backoff, planning again against the new table state each time.
+ * Commits a written segment as one Iceberg snapshot. In the same commit it removes the files of any
+ * earlier copy of the same offsets (Kafka retries a copy under a new segment id), so a retry never
+ * duplicates rows, and hides the earlier-segment records of transactions this segment's markers
+ * abort. Concurrent commits into one table are grouped into one catalog commit (one snapshot per
+ * segment still, see {@link GroupCommit}). Conflicts with concurrent writers are retried with
+ * exponential backoff, planning again against the new table state each time.
  */
 public final class SegmentCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentCommitter.class);
@@ -74,8 +75,9 @@ public final class SegmentCommitter {
   public record Result(long snapshotId, int replacedDataFiles, int attempts) {}
 
   /**
-   * Commits the segment. {@code abortedTransactions} is the segment's transaction index (may be empty): entries
-   * whose first offset lies before the segment are hidden in the earlier files that hold them.
+   * Commits the segment. {@code abortedTransactions} is the segment's transaction index (may be
+   * empty): entries whose first offset lies before the segment are hidden in the earlier files that
+   * hold them.
    */
   public Result commit(
       Table table,
@@ -96,7 +98,15 @@ public final class SegmentCommitter {
               attempts.incrementAndGet();
               deleteQuietly(table, previousAttemptDeletes);
               previousAttemptDeletes.clear();
-              result.set(attempt(table, s, topicId, segmentId, abortedTransactions, previousAttemptDeletes, attempts.get()));
+              result.set(
+                  attempt(
+                      table,
+                      s,
+                      topicId,
+                      segmentId,
+                      abortedTransactions,
+                      previousAttemptDeletes,
+                      attempts.get()));
             });
     return result.get();
   }
@@ -110,8 +120,10 @@ public final class SegmentCommitter {
       List<DeleteFile> writtenHere,
       int attempt) {
     if (attempt > 1) {
-      // The first attempt plans against the table as the caller holds it (TieredSegments keeps one instance per
-      // topic, current as of this process's last commit): a stale view only costs a retry, since validation
+      // The first attempt plans against the table as the caller holds it (TieredSegments keeps one
+      // instance per
+      // topic, current as of this process's last commit): a stale view only costs a retry, since
+      // validation
       // refuses any file added to the partition since that base.
       table.refresh();
     }
@@ -120,13 +132,24 @@ public final class SegmentCommitter {
     List<DeleteFile> removedDeletes = new ArrayList<>();
     Set<String> replaced = new HashSet<>();
     if (base != null && segment.lastOffset() >= segment.baseOffset()) {
-      for (FileScanTask task : plan(table, base, segment.partition(), segment.baseOffset(), segment.lastOffset())) {
+      for (FileScanTask task :
+          plan(table, base, segment.partition(), segment.baseOffset(), segment.lastOffset())) {
         DataFile file = task.file();
         long[] range = offsetRange(table, file);
         if (range[0] < segment.baseOffset() || range[1] > segment.lastOffset()) {
           throw new SegmentFormatException(
-              "Partition " + segment.partition() + " offsets " + segment.baseOffset() + ".." + segment.lastOffset()
-                  + " overlap file " + file.location() + " (offsets " + range[0] + ".." + range[1]
+              "Partition "
+                  + segment.partition()
+                  + " offsets "
+                  + segment.baseOffset()
+                  + ".."
+                  + segment.lastOffset()
+                  + " overlap file "
+                  + file.location()
+                  + " (offsets "
+                  + range[0]
+                  + ".."
+                  + range[1]
                   + ") only in part; refusing to replace it");
         }
         if (replaced.add(file.location())) {
@@ -145,7 +168,11 @@ public final class SegmentCommitter {
     if (!replaced.isEmpty()) {
       LOG.info(
           "Partition {} offsets {}..{} were committed before (a retried copy): segment {} replaces {} files",
-          segment.partition(), segment.baseOffset(), segment.lastOffset(), segmentId, replaced.size());
+          segment.partition(),
+          segment.baseOffset(),
+          segment.lastOffset(),
+          segmentId,
+          replaced.size());
     }
     Long baseId = base == null ? null : base.snapshotId();
     GroupCommit.Member member =
@@ -163,7 +190,8 @@ public final class SegmentCommitter {
                 .set(SUMMARY_START_OFFSET, Long.toString(segment.baseOffset()))
                 .set(SUMMARY_END_OFFSET, Long.toString(segment.lastOffset()))
                 .set(SUMMARY_SEGMENT_ID, segmentId)
-                .conflictDetectionFilter(Expressions.equal(TopicTableLayout.PARTITION, segment.partition()))
+                .conflictDetectionFilter(
+                    Expressions.equal(TopicTableLayout.PARTITION, segment.partition()))
                 .validateNoConflictingDataFiles()
                 .validateDeletedFiles();
             if (baseId != null) {
@@ -187,7 +215,8 @@ public final class SegmentCommitter {
     return new Result(snapshotId, replaced.size(), attempt);
   }
 
-  static Iterable<FileScanTask> plan(Table table, Snapshot snapshot, int partition, long from, long to) {
+  static Iterable<FileScanTask> plan(
+      Table table, Snapshot snapshot, int partition, long from, long to) {
     try (CloseableIterable<FileScanTask> tasks =
         table
             .newScan()
@@ -208,12 +237,18 @@ public final class SegmentCommitter {
     }
   }
 
-  /** {lowest, highest} offset in a data file, from its column bounds (the whole range when it has none). */
+  /**
+   * {lowest, highest} offset in a data file, from its column bounds (the whole range when it has
+   * none).
+   */
   static long[] offsetRange(Table table, DataFile file) {
     int offsetId = table.schema().findField(TopicTableLayout.OFFSET).fieldId();
     Map<Integer, ByteBuffer> lower = file.lowerBounds();
     Map<Integer, ByteBuffer> upper = file.upperBounds();
-    if (lower == null || upper == null || !lower.containsKey(offsetId) || !upper.containsKey(offsetId)) {
+    if (lower == null
+        || upper == null
+        || !lower.containsKey(offsetId)
+        || !upper.containsKey(offsetId)) {
       return new long[] {Long.MIN_VALUE, Long.MAX_VALUE};
     }
     long lo = Conversions.fromByteBuffer(Types.LongType.get(), lower.get(offsetId));
@@ -238,9 +273,14 @@ public final class SegmentCommitter {
 
   /** Position deletes for records before this segment that belong to transactions it aborts. */
   private static List<DeleteFile> hideEarlierAbortedRecords(
-      Table table, Snapshot base, WrittenSegment segment, List<AbortedTransaction> aborted, Set<String> replaced) {
+      Table table,
+      Snapshot base,
+      WrittenSegment segment,
+      List<AbortedTransaction> aborted,
+      Set<String> replaced) {
     List<RowRange> ranges = new ArrayList<>();
-    Schema projection = table.schema().select(TopicTableLayout.OFFSET, TopicTableLayout.PRODUCER_ID);
+    Schema projection =
+        table.schema().select(TopicTableLayout.OFFSET, TopicTableLayout.PRODUCER_ID);
     for (AbortedTransaction txn : aborted) {
       if (txn.firstOffset() >= segment.baseOffset()) {
         continue;
@@ -264,16 +304,27 @@ public final class SegmentCommitter {
     List<DeleteFile> deletes =
         PositionDeletes.write(
             table,
-            new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build(),
-            files, ranges, location -> { });
+            new GenericFileWriterFactory.Builder(table)
+                .deleteFileFormat(FileFormat.PARQUET)
+                .build(),
+            files,
+            ranges,
+            location -> {});
     LOG.info(
         "Hid {} records of partition {} before offset {} that belong to transactions aborted in the segment",
-        ranges.stream().mapToLong(RowRange::count).sum(), segment.partition(), segment.baseOffset());
+        ranges.stream().mapToLong(RowRange::count).sum(),
+        segment.partition(),
+        segment.baseOffset());
     return deletes;
   }
 
   private static void collectRows(
-      Table table, FileScanTask task, Schema projection, AbortedTransaction txn, long to, List<RowRange> out) {
+      Table table,
+      FileScanTask task,
+      Schema projection,
+      AbortedTransaction txn,
+      long to,
+      List<RowRange> out) {
     DataFile file = task.file();
     try (CloseableIterable<Record> rows =
         Parquet.read(table.io().newInputFile(file.location()))
@@ -285,7 +336,8 @@ public final class SegmentCommitter {
       for (Record row : rows) {
         Record kafka = (Record) row.get(0); // projected: offset, producer_id
         long offset = (Long) kafka.get(0);
-        boolean hit = offset >= txn.firstOffset() && offset <= to && (Long) kafka.get(1) == txn.producerId();
+        boolean hit =
+            offset >= txn.firstOffset() && offset <= to && (Long) kafka.get(1) == txn.producerId();
         if (hit && runStart < 0) {
           runStart = position;
         } else if (!hit && runStart >= 0) {

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * A rolled log segment as the broker hands it over: the log file plus the files Kafka keeps beside it. Optional
- * parts are null when absent.
+ * A rolled log segment as the broker hands it over: the log file plus the files Kafka keeps beside
+ * it. Optional parts are null when absent.
  */
 public record SegmentFiles(
     Path log,

@@ -36,11 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes one Kafka log segment into Parquet data files of its topic table, streaming one batch at a time. Each
- * batch is checked to re-encode exactly (uncompressed batches byte for byte; compressed ones record for record)
- * before anything is written; a batch that does not is refused with {@link SegmentFormatException}. Records of
- * transactions aborted within the segment are written too (Kafka consumers need them) and hidden from Iceberg
- * readers by position deletes. Control batches are kept in the batch directory only. Nothing is committed here.
+ * Writes one Kafka log segment into Parquet data files of its topic table, streaming one batch at a
+ * time. Each batch is checked to re-encode exactly (uncompressed batches byte for byte; compressed
+ * ones record for record) before anything is written; a batch that does not is refused with {@link
+ * SegmentFormatException}. Records of transactions aborted within the segment are written too
+ * (Kafka consumers need them) and hidden from Iceberg readers by position deletes. Control batches
+ * are kept in the batch directory only. Nothing is committed here.
  */
 public final class SegmentWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
@@ -54,7 +55,10 @@ public final class SegmentWriter {
     this(table, Reencoding.CURRENT);
   }
 
-  /** A writer whose batch directory records the layout of batches re-encoded as {@code reencoding} does. */
+  /**
+   * A writer whose batch directory records the layout of batches re-encoded as {@code reencoding}
+   * does.
+   */
   SegmentWriter(Table table, Reencoding reencoding) {
     this.table = table;
     this.reencoding = reencoding;
@@ -66,10 +70,11 @@ public final class SegmentWriter {
   }
 
   /**
-   * Writes the segment file. {@code operationId} names the files (use the segment id); on failure every file this
-   * call wrote is deleted again and the exception propagates.
+   * Writes the segment file. {@code operationId} names the files (use the segment id); on failure
+   * every file this call wrote is deleted again and the exception propagates.
    */
-  public WrittenSegment write(int partition, long segmentBaseOffset, Path segmentFile, String operationId) {
+  public WrittenSegment write(
+      int partition, long segmentBaseOffset, Path segmentFile, String operationId) {
     Run run = new Run(partition, operationId);
     try (SegmentBatchReader reader = SegmentBatchReader.open(segmentFile)) {
       while (reader.hasNext()) {
@@ -79,10 +84,17 @@ public final class SegmentWriter {
     } catch (CorruptBatchException e) {
       run.abort();
       throw new SegmentFormatException(
-          "Segment " + segmentFile + " of partition " + partition + " cannot be copied: " + e.getMessage(), e);
+          "Segment "
+              + segmentFile
+              + " of partition "
+              + partition
+              + " cannot be copied: "
+              + e.getMessage(),
+          e);
     } catch (IOException e) {
       run.abort();
-      throw new UncheckedIOException("Reading segment " + segmentFile + " failed: " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Reading segment " + segmentFile + " failed: " + e.getMessage(), e);
     } catch (RuntimeException | Error e) {
       run.abort();
       throw e;
@@ -150,7 +162,8 @@ public final class SegmentWriter {
       List<KafkaRecord> batchRecords = batch.records();
       ByteBuffer encoded = verifiedEncoding(batch, batchRecords);
       entries.add(
-          new BatchDirectory.Entry(header, batch.position(), encoded.remaining(), crcField(encoded), null));
+          new BatchDirectory.Entry(
+              header, batch.position(), encoded.remaining(), crcField(encoded), null));
       for (KafkaRecord record : batchRecords) {
         Record row = codec.toRow(partition, header, record);
         OpenFile file = fileFor(row);
@@ -172,7 +185,8 @@ public final class SegmentWriter {
       byte[] copy = new byte[raw.remaining()];
       raw.duplicate().get(copy);
       BatchHeader header = batch.header();
-      entries.add(new BatchDirectory.Entry(header, batch.position(), copy.length, header.crc(), copy));
+      entries.add(
+          new BatchDirectory.Entry(header, batch.position(), copy.length, header.crc(), copy));
       for (KafkaRecord marker : batch.records()) {
         ByteBuffer key = ByteBuffer.wrap(marker.key());
         key.getShort(); // version
@@ -190,8 +204,12 @@ public final class SegmentWriter {
     private void trackTransactional(long producerId, OpenFile file) {
       List<RowRange> ranges = openTransactions.computeIfAbsent(producerId, id -> new ArrayList<>());
       RowRange last = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1);
-      if (last != null && last.location().equals(file.location) && last.firstRow() + last.count() == file.rows) {
-        ranges.set(ranges.size() - 1, new RowRange(last.location(), last.partition(), last.firstRow(), last.count() + 1));
+      if (last != null
+          && last.location().equals(file.location)
+          && last.firstRow() + last.count() == file.rows) {
+        ranges.set(
+            ranges.size() - 1,
+            new RowRange(last.location(), last.partition(), last.firstRow(), last.count() + 1));
       } else {
         ranges.add(new RowRange(file.location, file.partition, file.rows, 1));
       }
@@ -202,7 +220,9 @@ public final class SegmentWriter {
       BatchHeader header = batch.header();
       byte[] stored = batch.uncompressedRecordBytes();
       if (!Arrays.equals(BatchEncoder.encodeRecords(header, batchRecords), stored)) {
-        throw refuse(batch, "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
+        throw refuse(
+            batch,
+            "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
       }
       ByteBuffer encoded = BatchEncoder.encode(header, batchRecords.size(), stored, reencoding);
       if (header.compression() == Compression.NONE && !encoded.equals(batch.rawBytes())) {
@@ -213,8 +233,14 @@ public final class SegmentWriter {
 
     private SegmentFormatException refuse(RecordBatch batch, String why) {
       return new SegmentFormatException(
-          "Batch at position " + batch.position() + " (base offset " + batch.header().baseOffset()
-              + ") of partition " + partition + " cannot be stored exactly: " + why);
+          "Batch at position "
+              + batch.position()
+              + " (base offset "
+              + batch.header().baseOffset()
+              + ") of partition "
+              + partition
+              + " cannot be stored exactly: "
+              + why);
     }
 
     private OpenFile fileFor(Record row) {
@@ -224,21 +250,26 @@ public final class SegmentWriter {
         StructLike key = partitionKey.copy();
         EncryptedOutputFile out = fileFactory.newOutputFile(spec, key);
         writtenLocations.add(out.encryptingOutputFile().location());
-        file = new OpenFile(
-            writerFactory.newDataWriter(out, spec, key), out.encryptingOutputFile().location(), key);
+        file =
+            new OpenFile(
+                writerFactory.newDataWriter(out, spec, key),
+                out.encryptingOutputFile().location(),
+                key);
         open.put(key, file);
       }
       return file;
     }
 
     private void rollFullFiles() {
-      open.values().removeIf(file -> {
-        if (file.writer.length() >= targetFileSizeBytes) {
-          close(file);
-          return true;
-        }
-        return false;
-      });
+      open.values()
+          .removeIf(
+              file -> {
+                if (file.writer.length() >= targetFileSizeBytes) {
+                  close(file);
+                  return true;
+                }
+                return false;
+              });
     }
 
     private void close(OpenFile file) {
@@ -255,14 +286,30 @@ public final class SegmentWriter {
       open.clear();
       writeAbortDeletes();
       BatchDirectory directory = new BatchDirectory(entries);
-      long lastOffset = entries.isEmpty() ? segmentBaseOffset - 1 : entries.get(entries.size() - 1).header().lastOffset();
+      long lastOffset =
+          entries.isEmpty()
+              ? segmentBaseOffset - 1
+              : entries.get(entries.size() - 1).header().lastOffset();
       LOG.debug(
           "Wrote partition {} offsets {}..{}: {} batches, {} records ({} hidden) into {} data and {} delete files",
-          partition, segmentBaseOffset, lastOffset, entries.size(), records, hidden, dataFiles.size(),
+          partition,
+          segmentBaseOffset,
+          lastOffset,
+          entries.size(),
+          records,
+          hidden,
+          dataFiles.size(),
           deleteFiles.size());
       return new WrittenSegment(
-          partition, segmentBaseOffset, lastOffset, List.copyOf(dataFiles), List.copyOf(deleteFiles), directory,
-          records, hidden, bytes);
+          partition,
+          segmentBaseOffset,
+          lastOffset,
+          List.copyOf(dataFiles),
+          List.copyOf(deleteFiles),
+          directory,
+          records,
+          hidden,
+          bytes);
     }
 
     private void writeAbortDeletes() {

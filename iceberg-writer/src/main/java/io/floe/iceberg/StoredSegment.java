@@ -7,20 +7,23 @@ import io.floe.sidecar.Sidecar.Section;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
-import java.util.Map;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A copied segment, opened from its sidecar: serves its record stream and the indexes Kafka asks for. */
+/**
+ * A copied segment, opened from its sidecar: serves its record stream and the indexes Kafka asks
+ * for.
+ */
 public final class StoredSegment implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StoredSegment.class);
   public static final int MAX_IDLE_STREAMS = 2;
@@ -52,9 +55,10 @@ public final class StoredSegment implements AutoCloseable {
   }
 
   /**
-   * The re-encoding the segment's indexes were derived from (its copy recorded it): fetches re-encode the same way,
-   * so segments copied by an earlier Floe keep being served. A version this Floe does not know is refused, loudly,
-   * rather than served with indexes that would not match the stream.
+   * The re-encoding the segment's indexes were derived from (its copy recorded it): fetches
+   * re-encode the same way, so segments copied by an earlier Floe keep being served. A version this
+   * Floe does not know is refused, loudly, rather than served with indexes that would not match the
+   * stream.
    */
   private static Reencoding reencoding(Sidecar sidecar) {
     String version = sidecar.properties().get(PROP_ENCODING_VERSION);
@@ -62,8 +66,12 @@ public final class StoredSegment implements AutoCloseable {
       return Reencoding.of(Integer.parseInt(String.valueOf(version)));
     } catch (IllegalArgumentException e) {
       throw new CorruptSidecarException(
-          "Segment " + sidecar.properties().get(PROP_SEGMENT_ID) + " was copied with re-encoding version " + version
-              + ", this Floe re-encodes with versions up to " + Reencoding.CURRENT.version()
+          "Segment "
+              + sidecar.properties().get(PROP_SEGMENT_ID)
+              + " was copied with re-encoding version "
+              + version
+              + ", this Floe re-encodes with versions up to "
+              + Reencoding.CURRENT.version()
               + ": its indexes would not match the served stream");
     }
   }
@@ -81,10 +89,11 @@ public final class StoredSegment implements AutoCloseable {
   }
 
   /**
-   * The re-encoded batches from {@code position} (offset-index coordinates) to the end of the segment. Closing the
-   * returned stream keeps its readers for the next fetch that continues where it stopped (up to
-   * {@link #MAX_IDLE_STREAMS} per segment), so a consumer reading a segment one fetch after another decodes each
-   * row group once instead of once per fetch. {@link #close()} releases them.
+   * The re-encoded batches from {@code position} (offset-index coordinates) to the end of the
+   * segment. Closing the returned stream keeps its readers for the next fetch that continues where
+   * it stopped (up to {@link #MAX_IDLE_STREAMS} per segment), so a consumer reading a segment one
+   * fetch after another decodes each row group once instead of once per fetch. {@link #close()}
+   * releases them.
    */
   public InputStream fetch(long position) {
     synchronized (idle) {
@@ -97,13 +106,16 @@ public final class StoredSegment implements AutoCloseable {
         }
       }
     }
-    return new Lease(new ReencodingInputStream(table.io(), table.schema(), currentFiles(), directory, reencoding, position));
+    return new Lease(
+        new ReencodingInputStream(
+            table.io(), table.schema(), currentFiles(), directory, reencoding, position));
   }
 
   /**
-   * The files to re-encode from: the ones the copy wrote, or, once any of them is gone (a compaction rewrote them
-   * and expired the old snapshot), the files the table's current snapshot holds for this segment's offsets. The
-   * table stays the source of truth; the batch directory still checks every batch re-encoded from them.
+   * The files to re-encode from: the ones the copy wrote, or, once any of them is gone (a
+   * compaction rewrote them and expired the old snapshot), the files the table's current snapshot
+   * holds for this segment's offsets. The table stays the source of truth; the batch directory
+   * still checks every batch re-encoded from them.
    */
   private List<String> currentFiles() {
     List<String> files = effectiveFiles;
@@ -115,7 +127,11 @@ public final class StoredSegment implements AutoCloseable {
           LOG.info(
               "Data file {} of segment {} is gone (rewritten by a compaction?): reading the {} files the table"
                   + " holds for partition {} offsets {}..{}",
-              location, sidecar.properties().get(PROP_SEGMENT_ID), files.size(), partition(), offsets(sidecar)[0],
+              location,
+              sidecar.properties().get(PROP_SEGMENT_ID),
+              files.size(),
+              partition(),
+              offsets(sidecar)[0],
               offsets(sidecar)[1]);
           break;
         }
@@ -130,7 +146,8 @@ public final class StoredSegment implements AutoCloseable {
     long[] range = offsets(sidecar);
     List<String> out = new ArrayList<>();
     if (table.currentSnapshot() != null) {
-      for (FileScanTask task : SegmentCommitter.plan(table, table.currentSnapshot(), partition(), range[0], range[1])) {
+      for (FileScanTask task :
+          SegmentCommitter.plan(table, table.currentSnapshot(), partition(), range[0], range[1])) {
         out.add(task.file().location());
       }
     }
@@ -148,7 +165,10 @@ public final class StoredSegment implements AutoCloseable {
     }
   }
 
-  /** Releases the readers kept for later fetches; streams still being read are released when they close. */
+  /**
+   * Releases the readers kept for later fetches; streams still being read are released when they
+   * close.
+   */
   @Override
   public void close() {
     synchronized (idle) {
@@ -160,7 +180,8 @@ public final class StoredSegment implements AutoCloseable {
 
   private void giveBack(ReencodingInputStream stream) {
     synchronized (idle) {
-      if (closed) { // the segment was closed (evicted) while this fetch was reading: nothing to keep it for
+      if (closed) { // the segment was closed (evicted) while this fetch was reading: nothing to
+        // keep it for
         stream.close();
         return;
       }
@@ -171,7 +192,10 @@ public final class StoredSegment implements AutoCloseable {
     }
   }
 
-  /** A fetch's view of a pooled stream: closing it returns the stream unless a read failed or was interrupted. */
+  /**
+   * A fetch's view of a pooled stream: closing it returns the stream unless a read failed or was
+   * interrupted.
+   */
   private final class Lease extends FilterInputStream {
     private boolean failed;
     private boolean closed;
@@ -230,15 +254,21 @@ public final class StoredSegment implements AutoCloseable {
   }
 
   public Optional<ByteBuffer> transactionIndex() {
-    return sidecar.section(Section.TRANSACTION_INDEX).map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
+    return sidecar
+        .section(Section.TRANSACTION_INDEX)
+        .map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
   }
 
   public Optional<ByteBuffer> producerSnapshot() {
-    return sidecar.section(Section.PRODUCER_SNAPSHOT).map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
+    return sidecar
+        .section(Section.PRODUCER_SNAPSHOT)
+        .map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
   }
 
   public Optional<ByteBuffer> leaderEpochCheckpoint() {
-    return sidecar.section(Section.LEADER_EPOCH_CHECKPOINT).map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
+    return sidecar
+        .section(Section.LEADER_EPOCH_CHECKPOINT)
+        .map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
   }
 
   static List<String> dataFiles(Sidecar sidecar) {
@@ -254,6 +284,8 @@ public final class StoredSegment implements AutoCloseable {
   /** {base offset, last offset} from the sidecar's properties. */
   static long[] offsets(Sidecar sidecar) {
     Map<String, String> props = sidecar.properties();
-    return new long[] {Long.parseLong(props.get(PROP_BASE_OFFSET)), Long.parseLong(props.get(PROP_LAST_OFFSET))};
+    return new long[] {
+      Long.parseLong(props.get(PROP_BASE_OFFSET)), Long.parseLong(props.get(PROP_LAST_OFFSET))
+    };
   }
 }

@@ -10,8 +10,8 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
@@ -28,8 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The format bridge as one API: copy a segment into its topic table (data files, sidecar, one commit), open a copied
- * segment for fetching, and delete one. Knows nothing of brokers: the plugin and tools both use it.
+ * The format bridge as one API: copy a segment into its topic table (data files, sidecar, one
+ * commit), open a copied segment for fetching, and delete one. Knows nothing of brokers: the plugin
+ * and tools both use it.
  */
 public final class TieredSegments {
   private static final Logger LOG = LoggerFactory.getLogger(TieredSegments.class);
@@ -47,8 +48,14 @@ public final class TieredSegments {
     this(tables, committer, indexIntervalBytes, Reencoding.CURRENT);
   }
 
-  /** Copies re-encode as {@code reencoding} does (tests: segments as an earlier Floe copied them). */
-  TieredSegments(TopicTables tables, SegmentCommitter committer, int indexIntervalBytes, Reencoding reencoding) {
+  /**
+   * Copies re-encode as {@code reencoding} does (tests: segments as an earlier Floe copied them).
+   */
+  TieredSegments(
+      TopicTables tables,
+      SegmentCommitter committer,
+      int indexIntervalBytes,
+      Reencoding reencoding) {
     this.tables = Objects.requireNonNull(tables, "tables");
     this.committer = Objects.requireNonNull(committer, "committer");
     this.indexIntervalBytes = indexIntervalBytes;
@@ -61,21 +68,31 @@ public final class TieredSegments {
 
   /** What one copy did. */
   public record CopyResult(
-      String table, long snapshotId, long records, long hiddenRecords, long segmentBytes, long storedBytes,
-      int sidecarBytes, int commitAttempts, int replacedDataFiles) {}
+      String table,
+      long snapshotId,
+      long records,
+      long hiddenRecords,
+      long segmentBytes,
+      long storedBytes,
+      int sidecarBytes,
+      int commitAttempts,
+      int replacedDataFiles) {}
 
   /**
-   * Copies a segment and returns once its commit is durable. On failure nothing is visible in the table and the
-   * files this call wrote are removed (unless the commit outcome is unknown: then they are left for a later delete
-   * of this segment id, since they may be live).
+   * Copies a segment and returns once its commit is durable. On failure nothing is visible in the
+   * table and the files this call wrote are removed (unless the commit outcome is unknown: then
+   * they are left for a later delete of this segment id, since they may be live).
    */
   public CopyResult copy(SegmentKey key, SegmentFiles files) {
     Table table = tables.forCopy(key.topic(), key.topicId());
     WrittenSegment written =
-        new SegmentWriter(table, reencoding).write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
+        new SegmentWriter(table, reencoding)
+            .write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
     String sidecarLocation = key.sidecarLocation(table.location());
     List<AbortedTransaction> aborted =
-        files.transactionIndex() == null ? List.of() : TransactionIndex.parse(files.transactionIndex());
+        files.transactionIndex() == null
+            ? List.of()
+            : TransactionIndex.parse(files.transactionIndex());
     byte[] sidecar = sidecar(key, files, written).toBytes();
     try {
       writeObject(table, sidecarLocation, sidecar);
@@ -94,11 +111,25 @@ public final class TieredSegments {
       }
       LOG.info(
           "Copied {}-{} offsets {}..{} ({} records, {} bytes) to {} in snapshot {} ({} attempt(s))",
-          key.topic(), key.partition(), written.baseOffset(), written.lastOffset(), written.records(),
-          written.segmentBytes(), table.name(), result.snapshotId(), result.attempts());
+          key.topic(),
+          key.partition(),
+          written.baseOffset(),
+          written.lastOffset(),
+          written.records(),
+          written.segmentBytes(),
+          table.name(),
+          result.snapshotId(),
+          result.attempts());
       return new CopyResult(
-          table.name(), result.snapshotId(), written.records(), written.hiddenRecords(), written.segmentBytes(),
-          stored, sidecar.length, result.attempts(), result.replacedDataFiles());
+          table.name(),
+          result.snapshotId(),
+          written.records(),
+          written.hiddenRecords(),
+          written.segmentBytes(),
+          stored,
+          sidecar.length,
+          result.attempts(),
+          result.replacedDataFiles());
     } catch (CommitStateUnknownException e) {
       tables.forget(key.topic(), key.topicId());
       throw e;
@@ -128,7 +159,8 @@ public final class TieredSegments {
             .properties(properties)
             .put(Section.DATA_FILES, dataFiles.toString())
             .put(Section.BATCH_DIRECTORY, directory.serialize())
-            .put(Section.OFFSET_INDEX, directory.offsetIndex(files.baseOffset(), indexIntervalBytes))
+            .put(
+                Section.OFFSET_INDEX, directory.offsetIndex(files.baseOffset(), indexIntervalBytes))
             .put(
                 Section.TIME_INDEX,
                 files.timeIndex() != null
@@ -146,25 +178,31 @@ public final class TieredSegments {
     return builder.build();
   }
 
-  /** Opens a copied segment; throws {@link SegmentNotFoundException} when it is not (or no longer) stored. */
+  /**
+   * Opens a copied segment; throws {@link SegmentNotFoundException} when it is not (or no longer)
+   * stored.
+   */
   public StoredSegment open(SegmentKey key) {
     Table table = tables.find(key.topic(), key.topicId());
     if (table == null) {
-      throw new SegmentNotFoundException("No table for topic " + key.topic() + " (id " + key.topicId() + ")");
+      throw new SegmentNotFoundException(
+          "No table for topic " + key.topic() + " (id " + key.topicId() + ")");
     }
     String location = key.sidecarLocation(table.location());
     byte[] bytes;
     try {
       bytes = readObject(table.io().newInputFile(location));
     } catch (NotFoundException e) {
-      throw new SegmentNotFoundException("Segment " + key.segmentId() + " is not stored at " + location);
+      throw new SegmentNotFoundException(
+          "Segment " + key.segmentId() + " is not stored at " + location);
     }
     return new StoredSegment(table, Sidecar.parse(bytes));
   }
 
   /**
-   * Deletes a segment: with {@code removeRows} its data files leave the table's current snapshot (one commit);
-   * without, the rows stay and only the sidecar goes. Files a failed copy left behind are removed. Idempotent.
+   * Deletes a segment: with {@code removeRows} its data files leave the table's current snapshot
+   * (one commit); without, the rows stay and only the sidecar goes. Files a failed copy left behind
+   * are removed. Idempotent.
    */
   public void delete(SegmentKey key, boolean removeRows) {
     Table table = tables.find(key.topic(), key.topicId());
@@ -181,15 +219,23 @@ public final class TieredSegments {
     }
     Set<String> files = new HashSet<>(StoredSegment.dataFiles(sidecar));
     long[] range = StoredSegment.offsets(sidecar);
-    Set<String> live = removeRows ? removeFromTable(table, key, files, range) : liveFiles(table, key, files, range);
+    Set<String> live =
+        removeRows
+            ? removeFromTable(table, key, files, range)
+            : liveFiles(table, key, files, range);
     files.removeAll(live);
     Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy
     table.io().deleteFile(location);
-    LOG.info("Deleted segment {} of {}-{} ({} rows)", key.segmentId(), key.topic(), key.partition(),
+    LOG.info(
+        "Deleted segment {} of {}-{} ({} rows)",
+        key.segmentId(),
+        key.topic(),
+        key.partition(),
         removeRows ? "removed from the table" : "kept in the table");
   }
 
-  private static Set<String> liveFiles(Table table, SegmentKey key, Set<String> files, long[] range) {
+  private static Set<String> liveFiles(
+      Table table, SegmentKey key, Set<String> files, long[] range) {
     Set<String> live = new HashSet<>();
     for (FileScanTask task : scan(table, key.partition(), range)) {
       if (files.contains(task.file().location())) {
@@ -199,7 +245,8 @@ public final class TieredSegments {
     return live;
   }
 
-  private Set<String> removeFromTable(Table table, SegmentKey key, Set<String> files, long[] range) {
+  private Set<String> removeFromTable(
+      Table table, SegmentKey key, Set<String> files, long[] range) {
     table.refresh();
     RowDelta delta = table.newRowDelta();
     Set<String> removed = new HashSet<>();
@@ -221,7 +268,8 @@ public final class TieredSegments {
           .set("floe.operation", "delete-segment")
           .commit();
     }
-    // Removed files stay readable by older snapshots until snapshots expire; they are not deleted here.
+    // Removed files stay readable by older snapshots until snapshots expire; they are not deleted
+    // here.
     return removed;
   }
 

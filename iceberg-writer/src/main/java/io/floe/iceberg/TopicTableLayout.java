@@ -9,7 +9,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * The table layout every Floe topic table has: a public contract (see the README), versioned by
- * {@link #LAYOUT_VERSION}. Catalogs assign field ids when a table is created: code looks fields up by name.
+ * {@link #LAYOUT_VERSION}. Catalogs assign field ids when a table is created: code looks fields up
+ * by name.
  */
 public final class TopicTableLayout {
   public static final int LAYOUT_VERSION = 1;
@@ -50,7 +51,10 @@ public final class TopicTableLayout {
                   Types.NestedField.required(106, "producer_id", Types.LongType.get()),
                   Types.NestedField.required(107, "producer_epoch", Types.IntegerType.get()),
                   Types.NestedField.required(
-                      108, "sequence", Types.IntegerType.get(), "-1 when the producer is not idempotent"),
+                      108,
+                      "sequence",
+                      Types.IntegerType.get(),
+                      "-1 when the producer is not idempotent"),
                   Types.NestedField.required(109, "is_transactional", Types.BooleanType.get()),
                   Types.NestedField.optional(
                       110,
@@ -60,7 +64,10 @@ public final class TopicTableLayout {
           Types.NestedField.optional(2, "key", Types.BinaryType.get()),
           Types.NestedField.optional(3, "value", Types.BinaryType.get()),
           Types.NestedField.required(
-              4, "headers", Types.ListType.ofRequired(400, HEADER), "In record order; duplicates kept"));
+              4,
+              "headers",
+              Types.ListType.ofRequired(400, HEADER),
+              "In record order; duplicates kept"));
 
   private TopicTableLayout() {}
 
@@ -72,7 +79,7 @@ public final class TopicTableLayout {
       case DAY -> builder.day(TIMESTAMP);
       case MONTH -> builder.month(TIMESTAMP);
       case YEAR -> builder.year(TIMESTAMP);
-      case NONE -> { }
+      case NONE -> {}
     }
     return builder.build();
   }
@@ -83,7 +90,11 @@ public final class TopicTableLayout {
 
   /** The time transform applied to {@code kafka.timestamp} in the partition spec. */
   public enum TimeTransform {
-    NONE, HOUR, DAY, MONTH, YEAR;
+    NONE,
+    HOUR,
+    DAY,
+    MONTH,
+    YEAR;
 
     public static TimeTransform parse(String value) {
       try {

@@ -6,7 +6,10 @@ import java.util.Objects;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Namespace;
 
-/** How Floe creates topic tables: namespace, partitioning and Parquet settings. Immutable; see {@link #builder()}. */
+/**
+ * How Floe creates topic tables: namespace, partitioning and Parquet settings. Immutable; see
+ * {@link #builder()}.
+ */
 public final class TopicTableOptions {
   public static final long DEFAULT_TARGET_FILE_SIZE = 128L * 1024 * 1024;
   public static final long DEFAULT_ROW_GROUP_SIZE = 16L * 1024 * 1024;
@@ -52,7 +55,8 @@ public final class TopicTableOptions {
     props.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
     props.put(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(rowGroupSizeBytes));
     props.put(TableProperties.DELETE_MODE, "merge-on-read");
-    props.put(TopicTableLayout.PROP_LAYOUT_VERSION, Integer.toString(TopicTableLayout.LAYOUT_VERSION));
+    props.put(
+        TopicTableLayout.PROP_LAYOUT_VERSION, Integer.toString(TopicTableLayout.LAYOUT_VERSION));
     return props;
   }
 

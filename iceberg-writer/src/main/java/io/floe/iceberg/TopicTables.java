@@ -22,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds or creates the one table of a topic. The table name is the topic name made a valid identifier
- * (lower case, every character other than a-z, 0-9 and _ replaced by _). When that name is taken by another
- * topic (a name that maps to the same identifier, or a deleted topic with an older id), the name gets a
- * suffix derived from the topic id, so two topics never share a table.
+ * Finds or creates the one table of a topic. The table name is the topic name made a valid
+ * identifier (lower case, every character other than a-z, 0-9 and _ replaced by _). When that name
+ * is taken by another topic (a name that maps to the same identifier, or a deleted topic with an
+ * older id), the name gets a suffix derived from the topic id, so two topics never share a table.
  */
 public final class TopicTables {
   private static final Logger LOG = LoggerFactory.getLogger(TopicTables.class);
@@ -34,7 +34,8 @@ public final class TopicTables {
 
   private final Catalog catalog;
   private final TopicTableOptions options;
-  private final Cache<String, Table> copyTables = Caffeine.newBuilder().expireAfterAccess(COPY_TABLE_IDLE).build();
+  private final Cache<String, Table> copyTables =
+      Caffeine.newBuilder().expireAfterAccess(COPY_TABLE_IDLE).build();
 
   public TopicTables(Catalog catalog, TopicTableOptions options) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
@@ -90,27 +91,41 @@ public final class TopicTables {
       }
       LOG.info(
           "Table {} belongs to topic {} (id {}); topic {} (id {}) uses another name",
-          id, table.properties().get(TopicTableLayout.PROP_TOPIC),
-          table.properties().get(TopicTableLayout.PROP_TOPIC_ID), topic, topicId);
+          id,
+          table.properties().get(TopicTableLayout.PROP_TOPIC),
+          table.properties().get(TopicTableLayout.PROP_TOPIC_ID),
+          topic,
+          topicId);
     }
     throw new IllegalStateException(
-        "No table name is free for topic " + topic + " (id " + topicId + ") in namespace "
-            + options.namespace() + ": both " + baseTableName(topic) + " and "
-            + suffixedTableName(topic, topicId) + " belong to other topics");
+        "No table name is free for topic "
+            + topic
+            + " (id "
+            + topicId
+            + ") in namespace "
+            + options.namespace()
+            + ": both "
+            + baseTableName(topic)
+            + " and "
+            + suffixedTableName(topic, topicId)
+            + " belong to other topics");
   }
 
   /**
-   * The table of this topic for copies: resolved once, then the same instance, whose metadata every commit through
-   * it keeps current (a commit refreshes it first), so a copy does not load the table from the catalog each time.
-   * Planning against metadata another writer has moved on from is safe: commit validation catches it and the
-   * commit retries on refreshed metadata. Call {@link #forget} when a copy through it fails. An instance unused for
-   * {@link #COPY_TABLE_IDLE} is dropped.
+   * The table of this topic for copies: resolved once, then the same instance, whose metadata every
+   * commit through it keeps current (a commit refreshes it first), so a copy does not load the
+   * table from the catalog each time. Planning against metadata another writer has moved on from is
+   * safe: commit validation catches it and the commit retries on refreshed metadata. Call {@link
+   * #forget} when a copy through it fails. An instance unused for {@link #COPY_TABLE_IDLE} is
+   * dropped.
    */
   public Table forCopy(String topic, String topicId) {
     return copyTables.get(copyKey(topic, topicId), k -> resolve(topic, topicId));
   }
 
-  /** Drops the instance {@link #forCopy} holds for this topic (it may belong to a dropped table). */
+  /**
+   * Drops the instance {@link #forCopy} holds for this topic (it may belong to a dropped table).
+   */
   public void forget(String topic, String topicId) {
     copyTables.invalidate(copyKey(topic, topicId));
   }
@@ -126,9 +141,9 @@ public final class TopicTables {
   }
 
   /**
-   * The table {@link #resolve} would create for a topic that has none yet, under the topic's base name, staged in a
-   * create transaction that is never committed: nothing is written to the catalog or the warehouse. Null when a
-   * table of that name exists already.
+   * The table {@link #resolve} would create for a topic that has none yet, under the topic's base
+   * name, staged in a create transaction that is never committed: nothing is written to the catalog
+   * or the warehouse. Null when a table of that name exists already.
    */
   public Table staged(String topic, String topicId) {
     TableIdentifier id = TableIdentifier.of(options.namespace(), baseTableName(topic));
@@ -171,7 +186,8 @@ public final class TopicTables {
       try {
         namespaces.createNamespace(options.namespace());
       } catch (RuntimeException e) {
-        // Another copier or broker may have created it first; some catalogs (JDBC on SQLite) report that race as
+        // Another copier or broker may have created it first; some catalogs (JDBC on SQLite) report
+        // that race as
         // a constraint violation rather than AlreadyExistsException.
         if (!namespaces.namespaceExists(options.namespace())) {
           throw e;

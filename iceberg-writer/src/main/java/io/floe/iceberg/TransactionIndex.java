@@ -4,7 +4,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads a Kafka transaction index file: 34-byte entries of version, producer id, first, last and last stable offset. */
+/**
+ * Reads a Kafka transaction index file: 34-byte entries of version, producer id, first, last and
+ * last stable offset.
+ */
 public final class TransactionIndex {
   static final int ENTRY_SIZE = 34;
 
@@ -20,7 +23,8 @@ public final class TransactionIndex {
     while (buf.hasRemaining()) {
       short version = buf.getShort();
       if (version != 0) {
-        throw new SegmentFormatException("Transaction index entry version " + version + " is not supported");
+        throw new SegmentFormatException(
+            "Transaction index entry version " + version + " is not supported");
       }
       long producerId = buf.getLong();
       long first = buf.getLong();

@@ -5,8 +5,9 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 
 /**
- * The files one segment was written to, not yet committed: data files, position deletes that hide the records of
- * transactions aborted within the segment, and the batch directory a fetch re-encodes from.
+ * The files one segment was written to, not yet committed: data files, position deletes that hide
+ * the records of transactions aborted within the segment, and the batch directory a fetch
+ * re-encodes from.
  */
 public record WrittenSegment(
     int partition,

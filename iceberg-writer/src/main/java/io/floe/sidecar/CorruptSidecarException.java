@@ -1,6 +1,9 @@
 package io.floe.sidecar;
 
-/** A sidecar object that cannot be read: wrong magic, bad checksum, unsupported version or truncated. */
+/**
+ * A sidecar object that cannot be read: wrong magic, bad checksum, unsupported version or
+ * truncated.
+ */
 public class CorruptSidecarException extends RuntimeException {
   public CorruptSidecarException(String message) {
     super(message);

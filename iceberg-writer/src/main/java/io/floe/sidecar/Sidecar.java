@@ -17,12 +17,13 @@ import java.util.zip.DeflaterOutputStream;
 import java.util.zip.InflaterInputStream;
 
 /**
- * The small object stored beside a segment's data files: what Kafka needs besides the records (indexes, producer
- * snapshot, leader-epoch checkpoint) plus the data-file list and batch directory a fetch re-encodes from.
+ * The small object stored beside a segment's data files: what Kafka needs besides the records
+ * (indexes, producer snapshot, leader-epoch checkpoint) plus the data-file list and batch directory
+ * a fetch re-encodes from.
  *
- * <p>Layout: magic {@code FLOE}, a format version byte, the deflated sections, and a CRC-32C of everything
- * before it. Each section is a type id, a length and its bytes; unknown section ids from newer versions are
- * skipped, so readers stay compatible within a major version.
+ * <p>Layout: magic {@code FLOE}, a format version byte, the deflated sections, and a CRC-32C of
+ * everything before it. Each section is a type id, a length and its bytes; unknown section ids from
+ * newer versions are skipped, so readers stay compatible within a major version.
  */
 public final class Sidecar {
   public static final int FORMAT_VERSION = 1;
@@ -30,8 +31,14 @@ public final class Sidecar {
 
   /** A section of the sidecar. Ids are part of the stored format: never renumber. */
   public enum Section {
-    PROPERTIES(1), DATA_FILES(2), BATCH_DIRECTORY(3), OFFSET_INDEX(4), TIME_INDEX(5), TRANSACTION_INDEX(6),
-    PRODUCER_SNAPSHOT(7), LEADER_EPOCH_CHECKPOINT(8);
+    PROPERTIES(1),
+    DATA_FILES(2),
+    BATCH_DIRECTORY(3),
+    OFFSET_INDEX(4),
+    TIME_INDEX(5),
+    TRANSACTION_INDEX(6),
+    PRODUCER_SNAPSHOT(7),
+    LEADER_EPOCH_CHECKPOINT(8);
 
     final int id;
 
@@ -76,8 +83,11 @@ public final class Sidecar {
   /** The PROPERTIES section as key/value pairs (one {@code key=value} per line). */
   public Map<String, String> properties() {
     Map<String, String> out = new java.util.LinkedHashMap<>();
-    for (String line : section(Section.PROPERTIES).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("")
-        .split("\n")) {
+    for (String line :
+        section(Section.PROPERTIES)
+            .map(b -> new String(b, StandardCharsets.UTF_8))
+            .orElse("")
+            .split("\n")) {
       int eq = line.indexOf('=');
       if (eq > 0) {
         out.put(line.substring(0, eq), line.substring(eq + 1));
@@ -90,7 +100,8 @@ public final class Sidecar {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bytes.writeBytes(MAGIC);
     bytes.write(FORMAT_VERSION);
-    try (DataOutputStream out = new DataOutputStream(new DeflaterOutputStream(new NonClosing(bytes)))) {
+    try (DataOutputStream out =
+        new DataOutputStream(new DeflaterOutputStream(new NonClosing(bytes)))) {
       out.writeInt(sections.size());
       for (Map.Entry<Section, byte[]> e : sections.entrySet()) {
         out.writeShort(e.getKey().id);
@@ -107,27 +118,36 @@ public final class Sidecar {
   }
 
   public static Sidecar parse(byte[] data) {
-    if (data.length < MAGIC.length + 1 + 4 || !Arrays.equals(Arrays.copyOf(data, MAGIC.length), MAGIC)) {
-      throw new CorruptSidecarException("Not a Floe sidecar (bad magic or too short: " + data.length + " bytes)");
+    if (data.length < MAGIC.length + 1 + 4
+        || !Arrays.equals(Arrays.copyOf(data, MAGIC.length), MAGIC)) {
+      throw new CorruptSidecarException(
+          "Not a Floe sidecar (bad magic or too short: " + data.length + " bytes)");
     }
     CRC32C crc = new CRC32C();
     crc.update(data, 0, data.length - 4);
     int stored = ByteBuffer.wrap(data, data.length - 4, 4).getInt();
     if ((int) crc.getValue() != stored) {
       throw new CorruptSidecarException(
-          "Sidecar checksum mismatch: stored " + Integer.toUnsignedString(stored) + ", computed "
+          "Sidecar checksum mismatch: stored "
+              + Integer.toUnsignedString(stored)
+              + ", computed "
               + crc.getValue());
     }
     int version = data[MAGIC.length];
     if (version != FORMAT_VERSION) {
       throw new CorruptSidecarException(
-          "Sidecar format version " + version + " is not supported (this Floe reads version " + FORMAT_VERSION + ")");
+          "Sidecar format version "
+              + version
+              + " is not supported (this Floe reads version "
+              + FORMAT_VERSION
+              + ")");
     }
     Map<Section, byte[]> sections = new EnumMap<>(Section.class);
     try (DataInputStream in =
         new DataInputStream(
             new InflaterInputStream(
-                new ByteArrayInputStream(data, MAGIC.length + 1, data.length - MAGIC.length - 1 - 4)))) {
+                new ByteArrayInputStream(
+                    data, MAGIC.length + 1, data.length - MAGIC.length - 1 - 4)))) {
       int count = in.readInt();
       for (int i = 0; i < count; i++) {
         int id = in.readUnsignedShort();
@@ -165,15 +185,20 @@ public final class Sidecar {
       return this;
     }
 
-    /** Sets the PROPERTIES section: one {@code key=value} per line; values must not contain line breaks. */
+    /**
+     * Sets the PROPERTIES section: one {@code key=value} per line; values must not contain line
+     * breaks.
+     */
     public Builder properties(Map<String, String> properties) {
       StringBuilder text = new StringBuilder();
-      properties.forEach((k, v) -> {
-        if (k.contains("=") || k.contains("\n") || v.contains("\n")) {
-          throw new IllegalArgumentException("Property " + k + " cannot be stored in a sidecar");
-        }
-        text.append(k).append('=').append(v).append('\n');
-      });
+      properties.forEach(
+          (k, v) -> {
+            if (k.contains("=") || k.contains("\n") || v.contains("\n")) {
+              throw new IllegalArgumentException(
+                  "Property " + k + " cannot be stored in a sidecar");
+            }
+            text.append(k).append('=').append(v).append('\n');
+          });
       return put(Section.PROPERTIES, text.toString());
     }
 

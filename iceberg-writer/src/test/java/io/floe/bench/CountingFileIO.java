@@ -11,8 +11,9 @@ import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.SeekableInputStream;
 
 /**
- * A FileIO that counts the bytes read through it (the object-store traffic a fetch causes) and delegates everything
- * to the FileIO named by {@code counting.delegate-impl} (HadoopFileIO by default).
+ * A FileIO that counts the bytes read through it (the object-store traffic a fetch causes) and
+ * delegates everything to the FileIO named by {@code counting.delegate-impl} (HadoopFileIO by
+ * default).
  */
 public class CountingFileIO implements FileIO {
   public static final String DELEGATE = "counting.delegate-impl";

@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -40,9 +39,10 @@ import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
- * Floe against a raw-copy baseline in the same process, on the same S3 server (S3Proxy on 127.0.0.1, blobs on disk)
- * and catalog (JdbcCatalog on SQLite). The baseline is what classic tiered storage does: upload the segment file
- * unchanged, serve fetches by ranged reads. Figures are written as nested JSON to the report path.
+ * Floe against a raw-copy baseline in the same process, on the same S3 server (S3Proxy on
+ * 127.0.0.1, blobs on disk) and catalog (JdbcCatalog on SQLite). The baseline is what classic
+ * tiered storage does: upload the segment file unchanged, serve fetches by ranged reads. Figures
+ * are written as nested JSON to the report path.
  *
  * <p>Arguments: report path, git commit, "quick" or "full".
  */
@@ -66,15 +66,19 @@ public final class FloeBench {
 
     // the catalog as the plugin builds it (CatalogDefaults: manifest cache)
     Map<String, String> props =
-        CatalogDefaults.apply(TestCatalogs.properties(Files.createDirectories(dir.resolve("catalog")), TestCatalogs.Storage.S3));
+        CatalogDefaults.apply(
+            TestCatalogs.properties(
+                Files.createDirectories(dir.resolve("catalog")), TestCatalogs.Storage.S3));
     props.put(CountingFileIO.DELEGATE, props.get("io-impl"));
     props.put("io-impl", CountingFileIO.class.getName());
     JdbcCatalog catalog = new JdbcCatalog();
     catalog.initialize(TestCatalogs.CATALOG_NAME, props);
-    FileIO rawIo = org.apache.iceberg.CatalogUtil.loadFileIO(props.get(CountingFileIO.DELEGATE), props, null);
+    FileIO rawIo =
+        org.apache.iceberg.CatalogUtil.loadFileIO(props.get(CountingFileIO.DELEGATE), props, null);
     String rawPrefix = props.get("warehouse") + "/raw-baseline/";
     TieredSegments segments =
-        new TieredSegments(new TopicTables(catalog, TopicTableOptions.builder().build()), new SegmentCommitter());
+        new TieredSegments(
+            new TopicTables(catalog, TopicTableOptions.builder().build()), new SegmentCommitter());
 
     warmUp(segments, dir);
     List<Map<String, Object>> results = new ArrayList<>();
@@ -87,12 +91,14 @@ public final class FloeBench {
 
       // Raw baseline copy: the segment file, unchanged.
       String rawPath = rawPrefix + w.name() + ".log";
-      Measured raw = measure(() -> {
-        try (OutputStream out = rawIo.newOutputFile(rawPath).createOrOverwrite()) {
-          Files.copy(log, out);
-        }
-        return null;
-      });
+      Measured raw =
+          measure(
+              () -> {
+                try (OutputStream out = rawIo.newOutputFile(rawPath).createOrOverwrite()) {
+                  Files.copy(log, out);
+                }
+                return null;
+              });
       // Floe copy.
       SegmentKey key = new SegmentKey("bench-" + w.name(), "bench-id", 0, 0, "s-" + w.name());
       PeakHeap peak = PeakHeap.start();
@@ -108,17 +114,19 @@ public final class FloeBench {
 
       // Catch-up reads, 1 MiB at a time: Floe as the broker fetches, the baseline by ranged reads.
       long rawServed = 0;
-      Measured rawFetch = measure(() -> {
-        long served = 0;
-        byte[] buf = new byte[FETCH_BYTES];
-        for (long pos = 0; pos < bytes; pos += FETCH_BYTES) {
-          try (SeekableInputStream in = rawIo.newInputFile(rawPath).newStream()) {
-            in.seek(pos);
-            served += in.readNBytes(buf, 0, (int) Math.min(FETCH_BYTES, bytes - pos));
-          }
-        }
-        return served;
-      });
+      Measured rawFetch =
+          measure(
+              () -> {
+                long served = 0;
+                byte[] buf = new byte[FETCH_BYTES];
+                for (long pos = 0; pos < bytes; pos += FETCH_BYTES) {
+                  try (SeekableInputStream in = rawIo.newInputFile(rawPath).newStream()) {
+                    in.seek(pos);
+                    served += in.readNBytes(buf, 0, (int) Math.min(FETCH_BYTES, bytes - pos));
+                  }
+                }
+                return served;
+              });
       rawServed = (Long) rawFetch.value;
       StoredSegment stored = segments.open(key);
       long readBefore = CountingFileIO.BYTES_READ.get();
@@ -129,7 +137,9 @@ public final class FloeBench {
       r.put("fetch.floe_mib_per_s", round(floeServed / (double) mib / floeFetch.seconds));
       r.put("fetch.raw_mib_per_s", round(rawServed / (double) mib / rawFetch.seconds));
       r.put("fetch.read_amplification", round(objectBytes / (double) floeServed));
-      r.put("fetch.floe_cpu_s_per_gib", round(floeFetch.cpuSeconds / (floeServed / (double) (1024 * mib))));
+      r.put(
+          "fetch.floe_cpu_s_per_gib",
+          round(floeFetch.cpuSeconds / (floeServed / (double) (1024 * mib))));
       System.out.println(r);
       results.add(r);
       Files.delete(log);
@@ -141,28 +151,36 @@ public final class FloeBench {
 
     Map<String, Object> primary = results.get(0);
     StringBuilder json = new StringBuilder("{\n");
-    json.append("  \"workload\": \"").append(
-        "1 KiB JSON-like records in 16-record producer batches (codec none; zstd and 100-byte records under"
-            + " workloads), one segment per workload, S3Proxy on 127.0.0.1 (filesystem), JdbcCatalog on SQLite,"
-            + " 1 MiB fetches; " + (quick ? "quick" : "full") + " run\",\n");
+    json.append("  \"workload\": \"")
+        .append(
+            "1 KiB JSON-like records in 16-record producer batches (codec none; zstd and 100-byte records under"
+                + " workloads), one segment per workload, S3Proxy on 127.0.0.1 (filesystem), JdbcCatalog on SQLite,"
+                + " 1 MiB fetches; "
+                + (quick ? "quick" : "full")
+                + " run\",\n");
     json.append("  \"git_commit\": \"").append(commit).append("\",\n");
     for (String group : List.of("copy", "fetch", "storage", "memory")) {
       json.append("  \"").append(group).append("\": {");
       List<String> fields = new ArrayList<>();
-      primary.forEach((k, v) -> {
-        if (k.startsWith(group + ".")) {
-          fields.add("\"" + k.substring(group.length() + 1) + "\": " + v);
-        }
-      });
+      primary.forEach(
+          (k, v) -> {
+            if (k.startsWith(group + ".")) {
+              fields.add("\"" + k.substring(group.length() + 1) + "\": " + v);
+            }
+          });
       json.append(String.join(", ", fields)).append("},\n");
     }
-    json.append("  \"commit\": {\"commits_per_s_16\": ").append(commitFigures.get("commits_per_s_16"))
-        .append(", \"failed_copies\": ").append(commitFigures.get("failed_copies")).append("},\n");
+    json.append("  \"commit\": {\"commits_per_s_16\": ")
+        .append(commitFigures.get("commits_per_s_16"))
+        .append(", \"failed_copies\": ")
+        .append(commitFigures.get("failed_copies"))
+        .append("},\n");
     json.append("  \"workloads\": [\n");
     List<String> rows = new ArrayList<>();
     for (Map<String, Object> r : results) {
       List<String> fields = new ArrayList<>();
-      r.forEach((k, v) -> fields.add("\"" + k + "\": " + (v instanceof String ? "\"" + v + "\"" : v)));
+      r.forEach(
+          (k, v) -> fields.add("\"" + k + "\": " + (v instanceof String ? "\"" + v + "\"" : v)));
       rows.add("    {" + String.join(", ", fields) + "}");
     }
     json.append(String.join(",\n", rows)).append("\n  ]\n}\n");
@@ -174,8 +192,9 @@ public final class FloeBench {
   }
 
   /**
-   * Copies and fetches a small segment per codec, unmeasured, so that the figures describe a running broker rather
-   * than the JIT compiling the copy and fetch paths (which dominates short runs otherwise).
+   * Copies and fetches a small segment per codec, unmeasured, so that the figures describe a
+   * running broker rather than the JIT compiling the copy and fetch paths (which dominates short
+   * runs otherwise).
    */
   static void warmUp(TieredSegments segments, Path dir) throws Exception {
     for (String codec : List.of("none", "zstd")) {
@@ -191,7 +210,10 @@ public final class FloeBench {
     }
   }
 
-  /** Fetches a whole segment as RemoteLogManager does: 1 MiB from the batch holding the next offset, then close. */
+  /**
+   * Fetches a whole segment as RemoteLogManager does: 1 MiB from the batch holding the next offset,
+   * then close.
+   */
   static long catchUp(StoredSegment stored) throws Exception {
     BatchDirectory directory = stored.directory();
     long served = 0;
@@ -215,7 +237,8 @@ public final class FloeBench {
   }
 
   /** 16 copiers committing small segments into one table at once. */
-  static Map<String, Object> commitThroughput(TieredSegments segments, Path dir, int perCopier) throws Exception {
+  static Map<String, Object> commitThroughput(TieredSegments segments, Path dir, int perCopier)
+      throws Exception {
     int copiers = 16;
     List<Path> logs = new ArrayList<>();
     for (int i = 0; i < perCopier; i++) {
@@ -231,19 +254,27 @@ public final class FloeBench {
     List<Future<?>> futures = new ArrayList<>();
     for (int c = 0; c < copiers; c++) {
       int partition = c;
-      futures.add(pool.submit(() -> {
-        for (int i = 0; i < perCopier; i++) {
-          try {
-            TieredSegments.CopyResult r = segments.copy(
-                new SegmentKey("bench-commits", "commits-id", partition, i * 100_000L, "c" + partition + "-" + i),
-                SegmentFiles.of(logs.get(i), i * 100_000L));
-            attempts.addAndGet(r.commitAttempts());
-          } catch (RuntimeException e) {
-            failed.incrementAndGet();
-            System.err.println("copy failed: " + e);
-          }
-        }
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < perCopier; i++) {
+                  try {
+                    TieredSegments.CopyResult r =
+                        segments.copy(
+                            new SegmentKey(
+                                "bench-commits",
+                                "commits-id",
+                                partition,
+                                i * 100_000L,
+                                "c" + partition + "-" + i),
+                            SegmentFiles.of(logs.get(i), i * 100_000L));
+                    attempts.addAndGet(r.commitAttempts());
+                  } catch (RuntimeException e) {
+                    failed.incrementAndGet();
+                    System.err.println("copy failed: " + e);
+                  }
+                }
+              }));
     }
     for (Future<?> f : futures) {
       f.get();
@@ -271,7 +302,8 @@ public final class FloeBench {
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     Object value = body.run();
-    return new Measured((System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9, value);
+    return new Measured(
+        (System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9, value);
   }
 
   static double round(double v) {
@@ -282,8 +314,12 @@ public final class FloeBench {
     return generateAt(file, target, codec, recordBytes, 0);
   }
 
-  /** Writes JSON-like records in producer-sized (16-record) batches until the file reaches {@code target} bytes. */
-  static long generateAt(Path file, long target, String codec, int recordBytes, long baseOffset) throws Exception {
+  /**
+   * Writes JSON-like records in producer-sized (16-record) batches until the file reaches {@code
+   * target} bytes.
+   */
+  static long generateAt(Path file, long target, String codec, int recordBytes, long baseOffset)
+      throws Exception {
     Random rnd = new Random(1);
     Compression compression = codec.equals("zstd") ? Compression.zstd().build() : Compression.NONE;
     long offset = baseOffset;
@@ -292,11 +328,18 @@ public final class FloeBench {
     try (FileRecords records = FileRecords.open(file.toFile())) {
       while (records.sizeInBytes() < target) {
         MemoryRecordsBuilder b =
-            MemoryRecords.builder(ByteBuffer.allocate(16 * (recordBytes + 64) + 128), RecordBatch.CURRENT_MAGIC_VALUE,
-                compression, TimestampType.CREATE_TIME, offset);
+            MemoryRecords.builder(
+                ByteBuffer.allocate(16 * (recordBytes + 64) + 128),
+                RecordBatch.CURRENT_MAGIC_VALUE,
+                compression,
+                TimestampType.CREATE_TIME,
+                offset);
         for (int i = 0; i < 16; i++) {
-          b.appendWithOffset(offset + i, timestamp++,
-              ("user-" + rnd.nextInt(10_000)).getBytes(StandardCharsets.UTF_8), jsonRecord(rnd, offset + i, recordBytes));
+          b.appendWithOffset(
+              offset + i,
+              timestamp++,
+              ("user-" + rnd.nextInt(10_000)).getBytes(StandardCharsets.UTF_8),
+              jsonRecord(rnd, offset + i, recordBytes));
         }
         offset += 16;
         records.append(b.build());
@@ -308,10 +351,18 @@ public final class FloeBench {
 
   static byte[] jsonRecord(Random rnd, long id, int size) {
     StringBuilder sb = new StringBuilder(size + 100);
-    sb.append("{\"id\":").append(id).append(",\"type\":\"").append(rnd.nextBoolean() ? "order" : "refund")
-        .append("\",\"amount\":").append(rnd.nextInt(100_000) / 100.0).append(",\"items\":[");
+    sb.append("{\"id\":")
+        .append(id)
+        .append(",\"type\":\"")
+        .append(rnd.nextBoolean() ? "order" : "refund")
+        .append("\",\"amount\":")
+        .append(rnd.nextInt(100_000) / 100.0)
+        .append(",\"items\":[");
     while (sb.length() < size) {
-      sb.append("{\"sku\":\"SKU-").append(rnd.nextInt(5000)).append("\",\"qty\":").append(1 + rnd.nextInt(5))
+      sb.append("{\"sku\":\"SKU-")
+          .append(rnd.nextInt(5000))
+          .append("\",\"qty\":")
+          .append(1 + rnd.nextInt(5))
           .append("},");
     }
     return sb.substring(0, size).getBytes(StandardCharsets.UTF_8);

@@ -1,12 +1,9 @@
 package io.floe.iceberg;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.format.Compression;
-import io.floe.format.RecordBatch;
 import io.floe.format.TimestampType;
-import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TestCatalogs.Storage;
 import java.io.IOException;
@@ -27,7 +24,10 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Someone compacts the table (rewrites its data files, expires the old ones): Kafka fetches keep working. */
+/**
+ * Someone compacts the table (rewrites its data files, expires the old ones): Kafka fetches keep
+ * working.
+ */
 class CompactionTest {
   @TempDir Path dir;
 
@@ -35,8 +35,11 @@ class CompactionTest {
   void fetchReadsTheRewrittenFilesOnceTheCopiedOnesAreGone() throws Exception {
     SegmentGenerator one = SegmentGenerator.seeded(31);
     for (int i = 0; i < 200; i++) {
-      one.batch(Compression.values()[i % 5], i % 7 == 0 ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME,
-          1 + i % 9, 120);
+      one.batch(
+          Compression.values()[i % 5],
+          i % 7 == 0 ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME,
+          1 + i % 9,
+          120);
     }
     SegmentGenerator two = SegmentGenerator.seeded(32).startOffset(one.nextOffset());
     for (int i = 0; i < 100; i++) {
@@ -77,32 +80,41 @@ class CompactionTest {
       for (DataFile file : compactIntoOneFile(table)) {
         table.io().deleteFile(file.location());
       }
-      assertThatThrownBy(() -> {
-            try (InputStream in = f.segments.open(key).fetch(0)) {
-              in.readAllBytes();
-            }
-          })
+      assertThatThrownBy(
+              () -> {
+                try (InputStream in = f.segments.open(key).fetch(0)) {
+                  in.readAllBytes();
+                }
+              })
           .isInstanceOf(IOException.class)
           .hasMessageContaining("incomplete");
     }
   }
 
-  /** Rewrites every data file of the table into one, applying deletes, as rewrite_data_files does. */
+  /**
+   * Rewrites every data file of the table into one, applying deletes, as rewrite_data_files does.
+   */
   private static List<DataFile> compactIntoOneFile(Table table) throws IOException {
     table.refresh();
     List<DataFile> old = new ArrayList<>();
     java.util.Set<org.apache.iceberg.DeleteFile> deletes = new java.util.HashSet<>();
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(t -> {
-        old.add(t.file());
-        deletes.addAll(t.deletes());
-      });
+      tasks.forEach(
+          t -> {
+            old.add(t.file());
+            deletes.addAll(t.deletes());
+          });
     }
     List<Record> rows = TableFixture.rows(table); // deletes applied, sorted by offset
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 0, 99).format(FileFormat.PARQUET).build();
-    org.apache.iceberg.PartitionKey key = new org.apache.iceberg.PartitionKey(table.spec(), table.schema());
-    key.partition(new org.apache.iceberg.data.InternalRecordWrapper(table.schema().asStruct()).wrap(rows.get(0)));
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 0, 99).format(FileFormat.PARQUET).build();
+    org.apache.iceberg.PartitionKey key =
+        new org.apache.iceberg.PartitionKey(table.spec(), table.schema());
+    key.partition(
+        new org.apache.iceberg.data.InternalRecordWrapper(table.schema().asStruct())
+            .wrap(rows.get(0)));
     DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(key), table.spec(), key);
     try (writer) {
       rows.forEach(writer::write);

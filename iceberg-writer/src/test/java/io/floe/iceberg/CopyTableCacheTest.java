@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Copies share one table instance per topic instead of loading the table each time. Its metadata may be behind
- * another writer's commits; that must never cost rows or duplicate them.
+ * Copies share one table instance per topic instead of loading the table each time. Its metadata
+ * may be behind another writer's commits; that must never cost rows or duplicate them.
  */
 class CopyTableCacheTest {
   private static final String TOPIC = "events";
@@ -39,18 +39,23 @@ class CopyTableCacheTest {
             .batch(Compression.ZSTD, TimestampType.CREATE_TIME, 30, 100)
             .writeTo(dir.resolve("0.log"));
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
-      fx.segments.copy(new SegmentKey(TOPIC, TOPIC_ID, 1, 0, "other-partition"), SegmentFiles.of(log, 0));
+      fx.segments.copy(
+          new SegmentKey(TOPIC, TOPIC_ID, 1, 0, "other-partition"), SegmentFiles.of(log, 0));
       Table stale = fx.tables.forCopy(TOPIC, TOPIC_ID);
       long staleSnapshot = stale.currentSnapshot().snapshotId();
 
-      // another broker copies partition 0 through its own catalog view: the shared instance does not see it
+      // another broker copies partition 0 through its own catalog view: the shared instance does
+      // not see it
       TieredSegments otherBroker =
-          new TieredSegments(new TopicTables(fx.catalog, TopicTableOptions.builder().build()), new SegmentCommitter());
+          new TieredSegments(
+              new TopicTables(fx.catalog, TopicTableOptions.builder().build()),
+              new SegmentCommitter());
       otherBroker.copy(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "first-try"), SegmentFiles.of(log, 0));
       assertThat(stale.currentSnapshot().snapshotId()).isEqualTo(staleSnapshot);
 
       TieredSegments.CopyResult retried =
-          fx.segments.copy(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "retried"), SegmentFiles.of(log, 0));
+          fx.segments.copy(
+              new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "retried"), SegmentFiles.of(log, 0));
       assertThat(retried.replacedDataFiles()).isPositive();
       assertThat(retried.commitAttempts()).isGreaterThan(1); // validation caught the stale plan
       assertThat(TableFixture.rows(fx.table(TOPIC, TOPIC_ID))).hasSize(2 * 60);

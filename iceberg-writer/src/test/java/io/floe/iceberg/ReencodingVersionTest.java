@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Segments keep being served with the re-encoding their indexes were derived from: an earlier version's copies still
- * fetch exactly, and a sidecar whose recorded version does not match its layout fails loudly instead of serving
- * shifted positions.
+ * Segments keep being served with the re-encoding their indexes were derived from: an earlier
+ * version's copies still fetch exactly, and a sidecar whose recorded version does not match its
+ * layout fails loudly instead of serving shifted positions.
  */
 class ReencodingVersionTest {
   private static final String TOPIC = "clicks";
@@ -54,8 +54,12 @@ class ReencodingVersionTest {
   void segmentsCopiedWithAnEarlierReencodingAreStillServedExactly() throws Exception {
     Path log = segment();
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
-      TieredSegments v1 = new TieredSegments(
-          fx.tables, new SegmentCommitter(), BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES, Reencoding.V1);
+      TieredSegments v1 =
+          new TieredSegments(
+              fx.tables,
+              new SegmentCommitter(),
+              BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+              Reencoding.V1);
       SegmentKey old = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "copied-by-v1");
       v1.copy(old, SegmentFiles.of(log, 0));
       SegmentKey current = new SegmentKey(TOPIC, TOPIC_ID, 1, 0, "copied-now");
@@ -81,17 +85,23 @@ class ReencodingVersionTest {
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "mislabelled");
       fx.segments.copy(key, SegmentFiles.of(log, 0));
-      rewriteProperties(fx, key, p -> {
-        p.put(StoredSegment.PROP_ENCODING_VERSION, "1");
-        return p;
-      });
+      rewriteProperties(
+          fx,
+          key,
+          p -> {
+            p.put(StoredSegment.PROP_ENCODING_VERSION, "1");
+            return p;
+          });
       StoredSegment segment = fx.segments.open(key);
       assertThat(segment.reencoding()).isEqualTo(Reencoding.V1);
-      assertThatThrownBy(() -> {
-        try (InputStream in = segment.fetch(0)) {
-          in.readAllBytes();
-        }
-      }).isInstanceOf(IOException.class).hasMessageContaining("would not match the stream");
+      assertThatThrownBy(
+              () -> {
+                try (InputStream in = segment.fetch(0)) {
+                  in.readAllBytes();
+                }
+              })
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("would not match the stream");
     }
   }
 
@@ -101,10 +111,13 @@ class ReencodingVersionTest {
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "from-the-future");
       fx.segments.copy(key, SegmentFiles.of(log, 0));
-      rewriteProperties(fx, key, p -> {
-        p.put(StoredSegment.PROP_ENCODING_VERSION, "99");
-        return p;
-      });
+      rewriteProperties(
+          fx,
+          key,
+          p -> {
+            p.put(StoredSegment.PROP_ENCODING_VERSION, "99");
+            return p;
+          });
       assertThatThrownBy(() -> fx.segments.open(key))
           .isInstanceOf(CorruptSidecarException.class)
           .hasMessageContaining("re-encoding version 99");
@@ -117,20 +130,24 @@ class ReencodingVersionTest {
     RecordBatch zstd = batches.get(2);
     assertThat(zstd.header().compression()).isEqualTo(Compression.ZSTD);
     ByteBuffer expected = BatchEncoder.encode(zstd.header(), zstd.records());
-    assertThat(expected).isNotEqualTo(BatchEncoder.encode(zstd.header(), zstd.records(), Reencoding.V1));
+    assertThat(expected)
+        .isNotEqualTo(BatchEncoder.encode(zstd.header(), zstd.records(), Reencoding.V1));
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       List<Future<Boolean>> results = new java.util.ArrayList<>();
       for (int t = 0; t < 32; t++) {
-        results.add(pool.submit(() -> {
-          boolean same = true;
-          for (int i = 0; i < 50; i++) {
-            // interleave other inputs so that contexts are reused after compressing something else
-            BatchEncoder.encode(batches.get(0).header(), batches.get(0).records());
-            same &= BatchEncoder.encode(zstd.header(), zstd.records()).equals(expected);
-          }
-          return same;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  boolean same = true;
+                  for (int i = 0; i < 50; i++) {
+                    // interleave other inputs so that contexts are reused after compressing
+                    // something else
+                    BatchEncoder.encode(batches.get(0).header(), batches.get(0).records());
+                    same &= BatchEncoder.encode(zstd.header(), zstd.records()).equals(expected);
+                  }
+                  return same;
+                }));
       }
       for (Future<Boolean> r : results) {
         assertThat(r.get()).isTrue();
@@ -151,12 +168,14 @@ class ReencodingVersionTest {
     }
   }
 
-  private static void rewriteProperties(TableFixture fx, SegmentKey key, UnaryOperator<Map<String, String>> change)
+  private static void rewriteProperties(
+      TableFixture fx, SegmentKey key, UnaryOperator<Map<String, String>> change)
       throws IOException {
     Table table = fx.table(TOPIC, TOPIC_ID);
     Path file = Path.of(java.net.URI.create(key.sidecarLocation(table.location())));
     Sidecar sidecar = Sidecar.parse(Files.readAllBytes(file));
-    Sidecar.Builder builder = Sidecar.builder().properties(change.apply(new HashMap<>(sidecar.properties())));
+    Sidecar.Builder builder =
+        Sidecar.builder().properties(change.apply(new HashMap<>(sidecar.properties())));
     for (Section section : Section.values()) {
       if (section != Section.PROPERTIES) {
         sidecar.section(section).ifPresent(bytes -> builder.put(section, bytes));

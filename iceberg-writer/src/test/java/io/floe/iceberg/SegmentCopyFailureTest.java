@@ -95,7 +95,8 @@ class SegmentCopyFailureTest {
       byte[] bytes = Files.readAllBytes(sidecar);
       bytes[bytes.length / 2] ^= 0x01;
       Files.write(sidecar, bytes);
-      // Hadoop's local file system keeps its own checksum beside the file: drop it to reach Floe's own check.
+      // Hadoop's local file system keeps its own checksum beside the file: drop it to reach Floe's
+      // own check.
       Files.deleteIfExists(sidecar.resolveSibling("." + sidecar.getFileName() + ".crc"));
       assertThatThrownBy(() -> fx.segments.open(key))
           .isInstanceOf(CorruptSidecarException.class)
@@ -118,7 +119,8 @@ class SegmentCopyFailureTest {
         segment.close(); // evicted from the plugin's cache while this fetch reads
       }
       assertThat(segment.reusedStreams()).isEqualTo(1);
-      try (java.io.InputStream in = segment.fetch(0)) { // nothing kept: a fresh stream, still correct
+      try (java.io.InputStream in =
+          segment.fetch(0)) { // nothing kept: a fresh stream, still correct
         assertThat(in.readAllBytes()).hasSize((int) segment.directory().encodedSize());
       }
       assertThat(segment.reusedStreams()).isEqualTo(1);
@@ -140,7 +142,10 @@ class SegmentCopyFailureTest {
     Path location = Path.of(java.net.URI.create(table.location()));
     try (Stream<Path> files = Files.walk(location)) {
       List<Path> left =
-          files.filter(Files::isRegularFile).filter(p -> !p.toString().contains("/metadata/")).toList();
+          files
+              .filter(Files::isRegularFile)
+              .filter(p -> !p.toString().contains("/metadata/"))
+              .toList();
       assertThat(left).as("files left under %s", location).isEmpty();
     }
   }

@@ -22,7 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Segment -> table -> re-encoded batches, against a real JdbcCatalog on local disk and on S3 (S3Proxy). */
+/**
+ * Segment -> table -> re-encoded batches, against a real JdbcCatalog on local disk and on S3
+ * (S3Proxy).
+ */
 class SegmentRoundTripTest {
   private static final String TOPIC = "orders.v1";
   private static final String TOPIC_ID = "fXq3cN6tR0m3Q0nS0b6y1w";
@@ -61,7 +64,9 @@ class SegmentRoundTripTest {
       // Iceberg readers see exactly the committed, non-control records.
       Table table = f.table(TOPIC, TOPIC_ID);
       assertVisibleRows(table, expectedVisible(original, gen.abortedTransactions()), 3);
-      assertThat(table.properties()).containsEntry("kafka.topic", TOPIC).containsEntry("kafka.topic-id", TOPIC_ID);
+      assertThat(table.properties())
+          .containsEntry("kafka.topic", TOPIC)
+          .containsEntry("kafka.topic-id", TOPIC_ID);
       assertThat(table.currentSnapshot().summary())
           .containsEntry(SegmentCommitter.SUMMARY_PARTITION, "3")
           .containsEntry(SegmentCommitter.SUMMARY_START_OFFSET, "1000")
@@ -93,7 +98,8 @@ class SegmentRoundTripTest {
           assertThat(served).as("fetch from %d", position).hasSize(original.size() - expectedFirst);
           if (!served.isEmpty()) {
             Batches.assertSameBatch(original.get(expectedFirst), served.get(0));
-            Batches.assertSameBatch(original.get(original.size() - 1), served.get(served.size() - 1));
+            Batches.assertSameBatch(
+                original.get(original.size() - 1), served.get(served.size() - 1));
           }
         }
       }
@@ -106,7 +112,8 @@ class SegmentRoundTripTest {
   @ParameterizedTest
   @EnumSource(Storage.class)
   void offsetIndexPointsAtBatchStartsOfTheServedStream(Storage storage) throws Exception {
-    // Many small interleaved committed and aborted transactions, compressed: re-encoded sizes differ from the
+    // Many small interleaved committed and aborted transactions, compressed: re-encoded sizes
+    // differ from the
     // originals, and the index must follow the re-encoded layout.
     SegmentGenerator gen = SegmentGenerator.seeded(11).startOffset(500);
     for (int i = 0; i < 400; i++) {
@@ -125,7 +132,9 @@ class SegmentRoundTripTest {
       StoredSegment stored = f.segments.open(key);
       List<RecordBatch> original = Batches.read(log);
       long originalSize = original.stream().mapToLong(b -> b.header().sizeInBytes()).sum();
-      assertThat(stored.directory().encodedSize()).as("re-encoded size differs").isNotEqualTo(originalSize);
+      assertThat(stored.directory().encodedSize())
+          .as("re-encoded size differs")
+          .isNotEqualTo(originalSize);
 
       ByteBuffer index = stored.offsetIndex().order(ByteOrder.BIG_ENDIAN);
       assertThat(index.remaining()).isGreaterThan(8 * 5);
@@ -134,9 +143,16 @@ class SegmentRoundTripTest {
         int position = index.getInt();
         try (InputStream in = stored.fetch(position)) {
           RecordBatch first = io.floe.format.SegmentBatchReader.of(in, position).next();
-          assertThat(first.header().lastOffset()).as("index entry at position %d", position).isEqualTo(offset);
+          assertThat(first.header().lastOffset())
+              .as("index entry at position %d", position)
+              .isEqualTo(offset);
           assertThat(first.header().baseOffset())
-              .isEqualTo(stored.directory().get(stored.directory().indexAtOrAfter(position)).header().baseOffset());
+              .isEqualTo(
+                  stored
+                      .directory()
+                      .get(stored.directory().indexAtOrAfter(position))
+                      .header()
+                      .baseOffset());
         }
       }
       Table table = f.table(TOPIC, TOPIC_ID);
@@ -168,7 +184,8 @@ class SegmentRoundTripTest {
 
       // Kafka deletes the failed first attempt later: the retry's rows must stay.
       f.segments.delete(first, true);
-      assertVisibleRows(f.table(TOPIC, TOPIC_ID), expectedVisible(original, gen.abortedTransactions()), 2);
+      assertVisibleRows(
+          f.table(TOPIC, TOPIC_ID), expectedVisible(original, gen.abortedTransactions()), 2);
       // Deleting the live copy removes its rows from the current snapshot; deleting twice is fine.
       f.segments.delete(retry, true);
       f.segments.delete(retry, true);
@@ -206,7 +223,8 @@ class SegmentRoundTripTest {
       f.segments.copy(k1, SegmentFiles.of(logOne, 0));
       assertThat(TableFixture.rows(f.table(TOPIC, TOPIC_ID))).hasSize(5 + 4 + 2 + 3);
 
-      ByteBuffer txnIndex = TableFixture.txnIndex(List.of(new AbortedTransaction(pid, firstAborted, abortedLast)));
+      ByteBuffer txnIndex =
+          TableFixture.txnIndex(List.of(new AbortedTransaction(pid, firstAborted, abortedLast)));
       f.segments.copy(k2, new SegmentFiles(logTwo, twoBase, null, txnIndex, null, null));
 
       List<Record> visible = TableFixture.rows(f.table(TOPIC, TOPIC_ID));
@@ -235,7 +253,8 @@ class SegmentRoundTripTest {
       int nextBatch = 0;
       int fetches = 0;
       while (nextBatch < directory.size()) {
-        // As RemoteLogManager does: fetch from the batch position, read at most fetchSize bytes, close.
+        // As RemoteLogManager does: fetch from the batch position, read at most fetchSize bytes,
+        // close.
         long start = directory.encodedPosition(nextBatch);
         byte[] buffer;
         try (InputStream in = stored.fetch(start)) {
@@ -248,14 +267,17 @@ class SegmentRoundTripTest {
           complete++;
         }
         nextBatch += Math.max(complete, 1);
-        if (complete == 0) { // a batch larger than the fetch size: read it whole, as minOneMessage does
+        if (complete
+            == 0) { // a batch larger than the fetch size: read it whole, as minOneMessage does
           try (InputStream in = stored.fetch(start)) {
             served.add(Batches.read(in).get(0));
           }
         }
       }
       Batches.assertSameBatches(original, served);
-      assertThat(stored.reusedStreams()).as("fetches that continued earlier readers").isGreaterThan(fetches / 2);
+      assertThat(stored.reusedStreams())
+          .as("fetches that continued earlier readers")
+          .isGreaterThan(fetches / 2);
       stored.close();
     }
   }
@@ -293,7 +315,8 @@ class SegmentRoundTripTest {
       KafkaRecord r = RowCodec.fromRow(row);
       actual.add(r);
     }
-    // LOG_APPEND_TIME rows come back with the producer's timestamp through fromRow, like the original record.
+    // LOG_APPEND_TIME rows come back with the producer's timestamp through fromRow, like the
+    // original record.
     Batches.assertSameRecords("table rows", expected, actual);
   }
 }

@@ -57,7 +57,10 @@ final class TableFixture implements AutoCloseable {
   static ByteBuffer txnIndex(List<AbortedTransaction> aborted) {
     ByteBuffer buf = ByteBuffer.allocate(aborted.size() * TransactionIndex.ENTRY_SIZE);
     for (AbortedTransaction t : aborted) {
-      buf.putShort((short) 0).putLong(t.producerId()).putLong(t.firstOffset()).putLong(t.lastOffset())
+      buf.putShort((short) 0)
+          .putLong(t.producerId())
+          .putLong(t.firstOffset())
+          .putLong(t.lastOffset())
           .putLong(t.lastOffset() + 1);
     }
     return buf.flip();

@@ -44,22 +44,37 @@ class TableLayoutTest {
   void schemaSpecAndSortOrderFollowTheLayout() throws Exception {
     try (TableFixture f =
         new TableFixture(
-            dir, Storage.LOCAL,
-            TopicTableOptions.builder().timeTransform(TopicTableLayout.TimeTransform.HOUR).build())) {
+            dir,
+            Storage.LOCAL,
+            TopicTableOptions.builder()
+                .timeTransform(TopicTableLayout.TimeTransform.HOUR)
+                .build())) {
       Table t = f.tables.resolve("clicks", "id");
-      assertThat(t.spec().fields()).extracting(pf -> pf.transform().toString()).containsExactly("identity", "hour");
+      assertThat(t.spec().fields())
+          .extracting(pf -> pf.transform().toString())
+          .containsExactly("identity", "hour");
       assertThat(t.sortOrder().fields()).hasSize(1);
-      assertThat(t.schema().findField("kafka.timestamp").type().toString()).isEqualTo("timestamptz");
-      assertThat(t.schema().findField("headers").type().asListType().elementType().asStructType().fields())
+      assertThat(t.schema().findField("kafka.timestamp").type().toString())
+          .isEqualTo("timestamptz");
+      assertThat(
+              t.schema()
+                  .findField("headers")
+                  .type()
+                  .asListType()
+                  .elementType()
+                  .asStructType()
+                  .fields())
           .extracting(field -> field.name() + ":" + field.type() + ":" + field.isOptional())
           .containsExactly("key:string:false", "value:binary:true");
       assertThat(t.properties()).containsEntry("write.parquet.compression-codec", "zstd");
-      assertThat(((org.apache.iceberg.HasTableOperations) t).operations().current().formatVersion()).isEqualTo(2);
+      assertThat(((org.apache.iceberg.HasTableOperations) t).operations().current().formatVersion())
+          .isEqualTo(2);
     }
   }
 
   @Test
-  void segmentCrossingDaysAndFileSizeWithBigRecordsIsSplitIntoSeveralFilesAndStillRoundTrips() throws Exception {
+  void segmentCrossingDaysAndFileSizeWithBigRecordsIsSplitIntoSeveralFilesAndStillRoundTrips()
+      throws Exception {
     SegmentGenerator gen = SegmentGenerator.seeded(9);
     for (int day = 0; day < 3; day++) {
       for (int i = 0; i < 40; i++) {
@@ -71,8 +86,12 @@ class TableLayoutTest {
     Path log = gen.writeTo(dir.resolve("0.log"));
     try (TableFixture f =
         new TableFixture(
-            dir, Storage.LOCAL,
-            TopicTableOptions.builder().targetFileSizeBytes(1024 * 1024).rowGroupSizeBytes(64 * 1024).build())) {
+            dir,
+            Storage.LOCAL,
+            TopicTableOptions.builder()
+                .targetFileSizeBytes(1024 * 1024)
+                .rowGroupSizeBytes(64 * 1024)
+                .build())) {
       SegmentKey key = new SegmentKey("big", "id", 0, 0, "s");
       f.segments.copy(key, SegmentFiles.of(log, 0));
       Table table = f.table("big", "id");
@@ -80,7 +99,9 @@ class TableLayoutTest {
       try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
         tasks.forEach(t -> partitions.add(t.file().partition().toString()));
       }
-      assertThat(partitions.stream().distinct().count()).as("one partition per day").isGreaterThanOrEqualTo(3);
+      assertThat(partitions.stream().distinct().count())
+          .as("one partition per day")
+          .isGreaterThanOrEqualTo(3);
       assertThat(f.segments.open(key).dataFiles()).hasSameSizeAs(partitions);
 
       List<RecordBatch> original = Batches.read(log);
@@ -122,7 +143,8 @@ class TableLayoutTest {
     for (int p = 0; p < copiers; p++) {
       List<Path> mine = new ArrayList<>();
       for (int s = 0; s < segmentsPerCopier; s++) {
-        SegmentGenerator gen = SegmentGenerator.seeded(100 + p * 10 + s).startOffset(s * rowsPerSegment);
+        SegmentGenerator gen =
+            SegmentGenerator.seeded(100 + p * 10 + s).startOffset(s * rowsPerSegment);
         for (int i = 0; i < rowsPerSegment / 10; i++) {
           gen.batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 100);
         }
@@ -137,21 +159,30 @@ class TableLayoutTest {
       List<Future<List<TieredSegments.CopyResult>>> results = new ArrayList<>();
       for (int p = 0; p < copiers; p++) {
         int partition = p;
-        results.add(pool.submit(() -> {
-          start.await();
-          List<TieredSegments.CopyResult> out = new ArrayList<>();
-          for (int s = 0; s < segmentsPerCopier; s++) {
-            out.add(f.segments.copy(
-                new SegmentKey("busy", "id", partition, s * rowsPerSegment, "s" + partition + "-" + s),
-                SegmentFiles.of(logs.get(partition).get(s), s * rowsPerSegment)));
-          }
-          return out;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  List<TieredSegments.CopyResult> out = new ArrayList<>();
+                  for (int s = 0; s < segmentsPerCopier; s++) {
+                    out.add(
+                        f.segments.copy(
+                            new SegmentKey(
+                                "busy",
+                                "id",
+                                partition,
+                                s * rowsPerSegment,
+                                "s" + partition + "-" + s),
+                            SegmentFiles.of(logs.get(partition).get(s), s * rowsPerSegment)));
+                  }
+                  return out;
+                }));
       }
       start.countDown();
       java.util.Map<Long, String> snapshotOfSegment = new java.util.HashMap<>();
       for (int p = 0; p < copiers; p++) {
-        List<TieredSegments.CopyResult> copied = results.get(p).get(5, java.util.concurrent.TimeUnit.MINUTES);
+        List<TieredSegments.CopyResult> copied =
+            results.get(p).get(5, java.util.concurrent.TimeUnit.MINUTES);
         for (int s = 0; s < segmentsPerCopier; s++) {
           assertThat(snapshotOfSegment.put(copied.get(s).snapshotId(), "s" + p + "-" + s)).isNull();
         }
@@ -163,26 +194,45 @@ class TableLayoutTest {
       assertThat(snapshots).hasSize(copiers * segmentsPerCopier);
       for (org.apache.iceberg.Snapshot snap : snapshots) {
         String segment = snapshotOfSegment.get(snap.snapshotId());
-        assertThat(segment).as("snapshot %s is the one its copy returned", snap.snapshotId()).isNotNull();
+        assertThat(segment)
+            .as("snapshot %s is the one its copy returned", snap.snapshotId())
+            .isNotNull();
         String[] ps = segment.substring(1).split("-");
         assertThat(snap.summary())
             .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, segment)
             .containsEntry(SegmentCommitter.SUMMARY_PARTITION, ps[0])
-            .containsEntry(SegmentCommitter.SUMMARY_START_OFFSET, Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
+            .containsEntry(
+                SegmentCommitter.SUMMARY_START_OFFSET,
+                Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
             .containsEntry("added-records", Integer.toString(rowsPerSegment));
       }
       List<org.apache.iceberg.data.Record> rows = TableFixture.rows(table);
       assertThat(rows).hasSize(copiers * segmentsPerCopier * rowsPerSegment);
       for (int p = 0; p < copiers; p++) {
         int partition = p;
-        assertThat(rows.stream().filter(r -> (Integer) ((org.apache.iceberg.data.Record) r.get(0)).get(0) == partition).map(RowCodec::offsetOf).toList())
+        assertThat(
+                rows.stream()
+                    .filter(
+                        r ->
+                            (Integer) ((org.apache.iceberg.data.Record) r.get(0)).get(0)
+                                == partition)
+                    .map(RowCodec::offsetOf)
+                    .toList())
             .as("partition %s holds each offset once", p)
             .containsExactlyInAnyOrderElementsOf(
-                java.util.stream.LongStream.range(0, (long) segmentsPerCopier * rowsPerSegment).boxed().toList());
+                java.util.stream.LongStream.range(0, (long) segmentsPerCopier * rowsPerSegment)
+                    .boxed()
+                    .toList());
       }
-      // Grouped commits: fewer metadata versions than snapshots (16 copiers arriving together always overlap).
-      int metadataVersions = ((org.apache.iceberg.HasTableOperations) table).operations().current()
-          .previousFiles().size() + 1;
+      // Grouped commits: fewer metadata versions than snapshots (16 copiers arriving together
+      // always overlap).
+      int metadataVersions =
+          ((org.apache.iceberg.HasTableOperations) table)
+                  .operations()
+                  .current()
+                  .previousFiles()
+                  .size()
+              + 1;
       assertThat(metadataVersions).isLessThan(snapshots.size() + 1);
     }
   }

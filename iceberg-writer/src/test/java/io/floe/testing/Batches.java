@@ -41,7 +41,10 @@ public final class Batches {
     }
   }
 
-  /** The complete batches at the start of {@code bytes}; a trailing partial batch is dropped, as a fetch does. */
+  /**
+   * The complete batches at the start of {@code bytes}; a trailing partial batch is dropped, as a
+   * fetch does.
+   */
   public static List<RecordBatch> readComplete(byte[] bytes) {
     List<RecordBatch> out = new ArrayList<>();
     java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(bytes);
@@ -87,7 +90,8 @@ public final class Batches {
     }
   }
 
-  public static void assertSameRecords(String at, List<KafkaRecord> expected, List<KafkaRecord> actual) {
+  public static void assertSameRecords(
+      String at, List<KafkaRecord> expected, List<KafkaRecord> actual) {
     assertThat(actual).as(at + " record count").hasSameSizeAs(expected);
     for (int i = 0; i < expected.size(); i++) {
       KafkaRecord e = expected.get(i);

@@ -11,7 +11,10 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 
-/** A real S3-protocol server (S3Proxy, in memory) on 127.0.0.1, one per test JVM, started on first use. */
+/**
+ * A real S3-protocol server (S3Proxy, in memory) on 127.0.0.1, one per test JVM, started on first
+ * use.
+ */
 public final class LocalS3 {
   public static final String ACCESS_KEY = "floe-test-access";
   public static final String SECRET_KEY = "floe-test-secret-do-not-log";

@@ -7,15 +7,23 @@ import java.util.UUID;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 
-/** Real Iceberg catalogs for tests: a JdbcCatalog on SQLite, with a local-filesystem or S3 warehouse. */
+/**
+ * Real Iceberg catalogs for tests: a JdbcCatalog on SQLite, with a local-filesystem or S3
+ * warehouse.
+ */
 public final class TestCatalogs {
   public static final String CATALOG_NAME = "floe";
 
   private TestCatalogs() {}
 
-  public enum Storage { LOCAL, S3 }
+  public enum Storage {
+    LOCAL,
+    S3
+  }
 
-  /** Catalog properties as a user would write them: JDBC on SQLite plus the warehouse and FileIO. */
+  /**
+   * Catalog properties as a user would write them: JDBC on SQLite plus the warehouse and FileIO.
+   */
   public static Map<String, String> properties(Path dir, Storage storage) {
     Map<String, String> props = new HashMap<>();
     props.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));

@@ -17,7 +17,6 @@ import java.lang.reflect.Constructor;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -34,18 +33,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Floe RemoteStorageManager: tiers each rolled segment into its topic's Iceberg table and serves it back as
- * re-encoded record batches with indexes that match the served byte positions.
+ * The Floe RemoteStorageManager: tiers each rolled segment into its topic's Iceberg table and
+ * serves it back as re-encoded record batches with indexes that match the served byte positions.
  *
- * <p>Uses only the RSM API that is stable from Kafka 3.9 to 4.4. Every call runs with the plugin's class loader as
- * the thread context class loader, since Iceberg and the AWS SDK resolve classes through it and Kafka may load the
- * plugin in its own class loader ({@code remote.log.storage.manager.class.path}).
+ * <p>Uses only the RSM API that is stable from Kafka 3.9 to 4.4. Every call runs with the plugin's
+ * class loader as the thread context class loader, since Iceberg and the AWS SDK resolve classes
+ * through it and Kafka may load the plugin in its own class loader ({@code
+ * remote.log.storage.manager.class.path}).
  */
 public class FloeRemoteStorageManager implements RemoteStorageManager {
   private static final Logger LOG = LoggerFactory.getLogger(FloeRemoteStorageManager.class);
   private static final String RETRIABLE_CLASS =
       "org.apache.kafka.server.log.remote.storage.RetriableRemoteStorageException";
-  private static final Constructor<? extends RemoteStorageException> RETRIABLE = retriableConstructor();
+  private static final Constructor<? extends RemoteStorageException> RETRIABLE =
+      retriableConstructor();
 
   private final ClassLoader pluginLoader = FloeRemoteStorageManager.class.getClassLoader();
 
@@ -59,10 +60,11 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
 
   @Override
   public void configure(Map<String, ?> configs) {
-    withPluginLoader(() -> {
-      doConfigure(configs);
-      return null;
-    });
+    withPluginLoader(
+        () -> {
+          doConfigure(configs);
+          return null;
+        });
   }
 
   private void doConfigure(Map<String, ?> configs) {
@@ -70,17 +72,23 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     Redactor red = new Redactor(cfg.sensitiveValues());
     LOG.info("Floe RSM configuration (credentials hidden): {}", cfg.effectiveConfig());
     for (String key : cfg.unknownKeys()) {
-      LOG.warn("Unknown Floe RSM configuration key '{}' is ignored (Iceberg catalog keys start with '{}')",
-          key, FloeRsmConfig.ICEBERG_PREFIX);
+      LOG.warn(
+          "Unknown Floe RSM configuration key '{}' is ignored (Iceberg catalog keys start with '{}')",
+          key,
+          FloeRsmConfig.ICEBERG_PREFIX);
     }
     Catalog raw;
     try {
-      raw = CatalogUtil.buildIcebergCatalog(
-          cfg.catalogName(), CatalogDefaults.apply(cfg.catalogProperties()), hadoopConf());
+      raw =
+          CatalogUtil.buildIcebergCatalog(
+              cfg.catalogName(), CatalogDefaults.apply(cfg.catalogProperties()), hadoopConf());
     } catch (RuntimeException | LinkageError e) {
       ConfigException failure =
           new ConfigException(
-              "Could not initialize Iceberg catalog " + cfg.catalogDescription() + ": " + red.describe(e));
+              "Could not initialize Iceberg catalog "
+                  + cfg.catalogDescription()
+                  + ": "
+                  + red.describe(e));
       failure.initCause(red.sanitize(e));
       throw failure;
     }
@@ -96,9 +104,11 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     this.segments =
         new TieredSegments(
             new TopicTables(catalog, cfg.tableOptions()),
-            new SegmentCommitter(cfg.commitMaxAttempts(), cfg.commitBackoffMinMs(), cfg.commitBackoffMaxMs()),
+            new SegmentCommitter(
+                cfg.commitMaxAttempts(), cfg.commitBackoffMinMs(), cfg.commitBackoffMaxMs()),
             cfg.indexIntervalBytes());
-    // An opened segment keeps the readers of finished fetches for the next fetch that continues them: release
+    // An opened segment keeps the readers of finished fetches for the next fetch that continues
+    // them: release
     // them when it leaves the cache (synchronously, so close() leaves nothing open).
     this.openSegments =
         Caffeine.newBuilder()
@@ -111,8 +121,12 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       metrics.close();
     }
     this.metrics = new FloeRsmMetrics(cfg.brokerId());
-    LOG.info("Floe RSM on broker {} uses Iceberg catalog {}, namespace {}, retention mode {}",
-        cfg.brokerId(), cfg.catalogDescription(), cfg.namespace(), cfg.retentionMode());
+    LOG.info(
+        "Floe RSM on broker {} uses Iceberg catalog {}, namespace {}, retention mode {}",
+        cfg.brokerId(),
+        cfg.catalogDescription(),
+        cfg.namespace(),
+        cfg.retentionMode());
   }
 
   private static void closeCatalog(Catalog raw, FloeRsmConfig cfg, Redactor red) {
@@ -120,7 +134,8 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       try {
         closeable.close();
       } catch (IOException | RuntimeException e) {
-        LOG.debug("Closing Iceberg catalog {} failed: {}", cfg.catalogDescription(), red.describe(e));
+        LOG.debug(
+            "Closing Iceberg catalog {} failed: {}", cfg.catalogDescription(), red.describe(e));
       }
     }
   }
@@ -145,7 +160,8 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     SegmentKey key = key(metadata);
     long start = System.nanoTime();
     try {
-      TieredSegments.CopyResult result = withPluginLoader(() -> segments.copy(key, files(metadata, data)));
+      TieredSegments.CopyResult result =
+          withPluginLoader(() -> segments.copy(key, files(metadata, data)));
       metrics.copies.increment();
       metrics.copyBytes.add(result.segmentBytes());
       metrics.copyRecords.add(result.records());
@@ -154,7 +170,8 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       return Optional.empty();
     } catch (SegmentFormatException | IllegalArgumentException e) {
       metrics.copyErrors.increment();
-      String message = "Segment " + describe(metadata) + " cannot be tiered: " + redactor.redact(e.getMessage());
+      String message =
+          "Segment " + describe(metadata) + " cannot be tiered: " + redactor.redact(e.getMessage());
       LOG.error(message);
       throw nonRetriable(message, e);
     } catch (Exception e) {
@@ -165,17 +182,28 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     }
   }
 
-  private SegmentFiles files(RemoteLogSegmentMetadata metadata, LogSegmentData data) throws IOException {
+  private SegmentFiles files(RemoteLogSegmentMetadata metadata, LogSegmentData data)
+      throws IOException {
     long baseOffset = metadata.startOffset();
     Long fromName = baseOffsetOf(data.logSegment());
     if (fromName != null && fromName != baseOffset) {
-      LOG.warn("Segment file {} has base offset {}, but the broker copies it as starting at {}: using {}",
-          data.logSegment().getFileName(), fromName, baseOffset, baseOffset);
+      LOG.warn(
+          "Segment file {} has base offset {}, but the broker copies it as starting at {}: using {}",
+          data.logSegment().getFileName(),
+          fromName,
+          baseOffset,
+          baseOffset);
     }
-    ByteBuffer txn = data.transactionIndex().isPresent() ? read(data.transactionIndex().get()) : null;
+    ByteBuffer txn =
+        data.transactionIndex().isPresent() ? read(data.transactionIndex().get()) : null;
     ByteBuffer epochs = data.leaderEpochIndex() == null ? null : copy(data.leaderEpochIndex());
     return new SegmentFiles(
-        data.logSegment(), baseOffset, read(data.timeIndex()), txn, read(data.producerSnapshotIndex()), epochs);
+        data.logSegment(),
+        baseOffset,
+        read(data.timeIndex()),
+        txn,
+        read(data.producerSnapshotIndex()),
+        epochs);
   }
 
   private static Long baseOffsetOf(Path log) {
@@ -209,7 +237,8 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
   }
 
   @Override
-  public InputStream fetchLogSegment(RemoteLogSegmentMetadata metadata, int startPosition, int endPosition)
+  public InputStream fetchLogSegment(
+      RemoteLogSegmentMetadata metadata, int startPosition, int endPosition)
       throws RemoteStorageException {
     if (endPosition < startPosition) {
       throw new IllegalArgumentException(
@@ -236,8 +265,13 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       throw e;
     } catch (Exception e) {
       metrics.fetchErrors.increment();
-      String message = "Fetching segment " + describe(metadata) + " from position " + startPosition + " failed: "
-          + redactor.describe(e);
+      String message =
+          "Fetching segment "
+              + describe(metadata)
+              + " from position "
+              + startPosition
+              + " failed: "
+              + redactor.describe(e);
       LOG.warn(message);
       throw retriable(message, e);
     }
@@ -271,8 +305,13 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     } catch (Exception e) {
       metrics.fetchErrors.increment();
       throw retriable(
-          "Fetching the " + indexType + " index of segment " + describe(metadata) + " failed: "
-              + redactor.describe(e), e);
+          "Fetching the "
+              + indexType
+              + " index of segment "
+              + describe(metadata)
+              + " failed: "
+              + redactor.describe(e),
+          e);
     }
   }
 
@@ -282,28 +321,35 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       return withPluginLoader(() -> openSegments.get(key.segmentId(), id -> segments.open(key)));
     } catch (SegmentNotFoundException e) {
       throw new RemoteResourceNotFoundException(
-          "Segment " + describe(metadata) + " is not in remote storage: " + redactor.redact(e.getMessage()));
+          "Segment "
+              + describe(metadata)
+              + " is not in remote storage: "
+              + redactor.redact(e.getMessage()));
     } catch (Exception e) {
-      throw retriable("Opening segment " + describe(metadata) + " failed: " + redactor.describe(e), e);
+      throw retriable(
+          "Opening segment " + describe(metadata) + " failed: " + redactor.describe(e), e);
     }
   }
 
   @Override
-  public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata) throws RemoteStorageException {
+  public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata)
+      throws RemoteStorageException {
     ensureConfigured();
     SegmentKey key = key(metadata);
     openSegments.invalidate(key.segmentId());
     long start = System.nanoTime();
     try {
-      withPluginLoader(() -> {
-        segments.delete(key, removeRows);
-        return null;
-      });
+      withPluginLoader(
+          () -> {
+            segments.delete(key, removeRows);
+            return null;
+          });
       metrics.deletes.increment();
       metrics.deleteLatency.record((System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {
       metrics.deleteErrors.increment();
-      String message = "Deleting segment " + describe(metadata) + " failed: " + redactor.describe(e);
+      String message =
+          "Deleting segment " + describe(metadata) + " failed: " + redactor.describe(e);
       LOG.warn(message);
       throw retriable(message, e);
     } finally {
@@ -321,12 +367,16 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     }
     if (catalog != null) {
       try {
-        withPluginLoader(() -> {
-          catalog.close();
-          return null;
-        });
+        withPluginLoader(
+            () -> {
+              catalog.close();
+              return null;
+            });
       } catch (Exception e) {
-        LOG.warn("Closing Iceberg catalog {} failed: {}", config.catalogDescription(), redactor.describe(e));
+        LOG.warn(
+            "Closing Iceberg catalog {} failed: {}",
+            config.catalogDescription(),
+            redactor.describe(e));
       }
     }
   }
@@ -356,14 +406,25 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
   static SegmentKey key(RemoteLogSegmentMetadata metadata) {
     TopicIdPartition tp = metadata.remoteLogSegmentId().topicIdPartition();
     return new SegmentKey(
-        tp.topic(), tp.topicId().toString(), tp.partition(), metadata.startOffset(),
+        tp.topic(),
+        tp.topicId().toString(),
+        tp.partition(),
+        metadata.startOffset(),
         metadata.remoteLogSegmentId().id().toString());
   }
 
   private static String describe(RemoteLogSegmentMetadata metadata) {
     TopicIdPartition tp = metadata.remoteLogSegmentId().topicIdPartition();
-    return metadata.remoteLogSegmentId().id() + " of " + tp.topic() + "-" + tp.partition() + " (offsets "
-        + metadata.startOffset() + ".." + metadata.endOffset() + ")";
+    return metadata.remoteLogSegmentId().id()
+        + " of "
+        + tp.topic()
+        + "-"
+        + tp.partition()
+        + " (offsets "
+        + metadata.startOffset()
+        + ".."
+        + metadata.endOffset()
+        + ")";
   }
 
   private <T> T withPluginLoader(Callable<T> action) {
@@ -412,11 +473,13 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
   @SuppressWarnings("unchecked")
   private static Constructor<? extends RemoteStorageException> retriableConstructor() {
     try {
-      Class<?> c = Class.forName(RETRIABLE_CLASS, false, RemoteStorageException.class.getClassLoader());
+      Class<?> c =
+          Class.forName(RETRIABLE_CLASS, false, RemoteStorageException.class.getClassLoader());
       if (!RemoteStorageException.class.isAssignableFrom(c)) {
         return null;
       }
-      return (Constructor<? extends RemoteStorageException>) c.getConstructor(String.class, Throwable.class);
+      return (Constructor<? extends RemoteStorageException>)
+          c.getConstructor(String.class, Throwable.class);
     } catch (ReflectiveOperationException | LinkageError e) {
       return null;
     }

@@ -14,9 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The plugin's metrics, one JMX MBean each, named {@code kafka.server:type=FloeRemoteStorageManager,name=<Name>}
- * (plus {@code broker=<id>} when the broker id is known, so several brokers in one JVM do not collide). Counters
- * expose {@code Count}; latencies (copy, fetch until its stream is ready, delete) expose {@code Count}, {@code MeanMs}
+ * The plugin's metrics, one JMX MBean each, named {@code
+ * kafka.server:type=FloeRemoteStorageManager,name=<Name>} (plus {@code broker=<id>} when the broker
+ * id is known, so several brokers in one JVM do not collide). Counters expose {@code Count};
+ * latencies (copy, fetch until its stream is ready, delete) expose {@code Count}, {@code MeanMs}
  * and {@code MaxMs}.
  */
 public final class FloeRsmMetrics implements AutoCloseable {
@@ -92,8 +93,13 @@ public final class FloeRsmMetrics implements AutoCloseable {
   public final Counter fetches = new Counter();
   public final Counter fetchBytes = new Counter();
   public final Counter fetchErrors = new Counter();
-  /** Until a fetch's stream is ready (segment opened, reader positioned); the bytes then flow as the broker reads. */
+
+  /**
+   * Until a fetch's stream is ready (segment opened, reader positioned); the bytes then flow as the
+   * broker reads.
+   */
   public final Latency fetchLatency = new Latency();
+
   public final Counter indexFetches = new Counter();
   public final Counter deletes = new Counter();
   public final Counter deleteErrors = new Counter();
@@ -125,7 +131,8 @@ public final class FloeRsmMetrics implements AutoCloseable {
         try {
           server.registerMBean(e.getValue(), name);
         } catch (InstanceAlreadyExistsException exists) {
-          // a previous instance in this JVM was not closed (a broker restarted in-process): replace it
+          // a previous instance in this JVM was not closed (a broker restarted in-process): replace
+          // it
           server.unregisterMBean(name);
           server.registerMBean(e.getValue(), name);
         }
@@ -136,7 +143,8 @@ public final class FloeRsmMetrics implements AutoCloseable {
     }
   }
 
-  public static ObjectName objectName(int brokerId, String name) throws javax.management.MalformedObjectNameException {
+  public static ObjectName objectName(int brokerId, String name)
+      throws javax.management.MalformedObjectNameException {
     String broker = brokerId >= 0 ? ",broker=" + brokerId : "";
     return new ObjectName(DOMAIN + ":type=" + TYPE + broker + ",name=" + name);
   }

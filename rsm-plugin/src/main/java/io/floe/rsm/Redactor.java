@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Scrubs credential values from messages. Exceptions from catalogs, JDBC drivers or the AWS SDK may quote a
- * property (a JDBC URL with a password, a signed request); what leaves the plugin in a message, a log line or an
- * exception's cause chain goes through here first.
+ * Scrubs credential values from messages. Exceptions from catalogs, JDBC drivers or the AWS SDK may
+ * quote a property (a JDBC URL with a password, a signed request); what leaves the plugin in a
+ * message, a log line or an exception's cause chain goes through here first.
  */
 final class Redactor {
   static final String MASK = "[hidden]";
@@ -34,8 +34,9 @@ final class Redactor {
   }
 
   /**
-   * A copy of the cause chain with every message redacted; stack traces are kept, class names are kept in the
-   * message ({@code original.Class: message}) since the copies are plain RuntimeExceptions.
+   * A copy of the cause chain with every message redacted; stack traces are kept, class names are
+   * kept in the message ({@code original.Class: message}) since the copies are plain
+   * RuntimeExceptions.
    */
   Throwable sanitize(Throwable t) {
     return sanitize(t, new IdentityHashMap<>());
@@ -49,7 +50,8 @@ final class Redactor {
     if (done != null) {
       return done;
     }
-    RedactedException copy = new RedactedException(t.getClass().getName() + ": " + redact(t.getMessage()));
+    RedactedException copy =
+        new RedactedException(t.getClass().getName() + ": " + redact(t.getMessage()));
     seen.put(t, copy);
     copy.setStackTrace(t.getStackTrace());
     if (t.getCause() != null && t.getCause() != t) {
@@ -61,7 +63,9 @@ final class Redactor {
     return copy;
   }
 
-  /** Describes a failure in one line: its class and redacted message, and those of its root cause. */
+  /**
+   * Describes a failure in one line: its class and redacted message, and those of its root cause.
+   */
   String describe(Throwable t) {
     Throwable root = t;
     while (root.getCause() != null && root.getCause() != root) {
@@ -69,7 +73,8 @@ final class Redactor {
     }
     String s = t.getClass().getSimpleName() + ": " + redact(t.getMessage());
     if (root != t) {
-      s += " (caused by " + root.getClass().getSimpleName() + ": " + redact(root.getMessage()) + ")";
+      s +=
+          " (caused by " + root.getClass().getSimpleName() + ": " + redact(root.getMessage()) + ")";
     }
     return s;
   }

@@ -23,11 +23,12 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 
 /**
- * The startup probe: writes one small object under the warehouse and deletes it, through the FileIO Iceberg builds
- * from the catalog properties, so that a missing bucket or wrong credentials fail broker start naming the key
- * instead of failing every copy later. Only definitive answers fail (the store says the bucket does not exist, or
- * refuses the credentials); a store that cannot be reached only gets a warning, since storage may be briefly down
- * while a broker starts and copies are retried anyway.
+ * The startup probe: writes one small object under the warehouse and deletes it, through the FileIO
+ * Iceberg builds from the catalog properties, so that a missing bucket or wrong credentials fail
+ * broker start naming the key instead of failing every copy later. Only definitive answers fail
+ * (the store says the bucket does not exist, or refuses the credentials); a store that cannot be
+ * reached only gets a warning, since storage may be briefly down while a broker starts and copies
+ * are retried anyway.
  */
 final class StorageProbe {
   private static final Logger LOG = LoggerFactory.getLogger(StorageProbe.class);
@@ -37,10 +38,18 @@ final class StorageProbe {
   private static final Pattern URI_WITH_SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:.*");
   private static final Set<String> BUCKET_CODES = Set.of("NoSuchBucket", "InvalidBucketName");
   private static final Set<String> CREDENTIAL_CODES =
-      Set.of("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken",
-          "InvalidSecurity", "AllAccessDisabled", "AccountProblem");
+      Set.of(
+          "AccessDenied",
+          "InvalidAccessKeyId",
+          "SignatureDoesNotMatch",
+          "InvalidToken",
+          "ExpiredToken",
+          "InvalidSecurity",
+          "AllAccessDisabled",
+          "AccountProblem");
   private static final List<String> CREDENTIAL_KEYS =
-      List.of("iceberg.s3.access-key-id", "iceberg.s3.secret-access-key", "iceberg.s3.session-token");
+      List.of(
+          "iceberg.s3.access-key-id", "iceberg.s3.secret-access-key", "iceberg.s3.session-token");
 
   private final FloeRsmConfig config;
   private final Redactor redactor;
@@ -52,7 +61,9 @@ final class StorageProbe {
     this.hadoopConf = hadoopConf;
   }
 
-  /** Runs the probe when it applies; throws a ConfigException on a definitive failure, else returns. */
+  /**
+   * Runs the probe when it applies; throws a ConfigException on a definitive failure, else returns.
+   */
   void run() {
     String warehouse = config.getString(FloeRsmConfig.ICEBERG_WAREHOUSE);
     String skipped = skipReason(warehouse);
@@ -64,24 +75,31 @@ final class StorageProbe {
     ClassLoader loader = Thread.currentThread().getContextClassLoader();
     long start = System.nanoTime();
     CompletableFuture<Void> probe = new CompletableFuture<>();
-    Thread thread = new Thread(() -> {
-      Thread.currentThread().setContextClassLoader(loader);
-      try {
-        writeAndDelete(location);
-        probe.complete(null);
-      } catch (Throwable t) {
-        probe.completeExceptionally(t);
-      }
-    }, "floe-storage-probe");
+    Thread thread =
+        new Thread(
+            () -> {
+              Thread.currentThread().setContextClassLoader(loader);
+              try {
+                writeAndDelete(location);
+                probe.complete(null);
+              } catch (Throwable t) {
+                probe.completeExceptionally(t);
+              }
+            },
+            "floe-storage-probe");
     thread.setDaemon(true);
     thread.start();
     try {
       probe.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-      LOG.info("Floe storage probe wrote and deleted {} in {} ms", location,
+      LOG.info(
+          "Floe storage probe wrote and deleted {} in {} ms",
+          location,
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     } catch (TimeoutException e) {
-      LOG.warn("Floe storage probe of {} did not finish within {} s; starting anyway (copies are retried)",
-          redactor.redact(location), TIMEOUT_MS / 1000);
+      LOG.warn(
+          "Floe storage probe of {} did not finish within {} s; starting anyway (copies are retried)",
+          redactor.redact(location),
+          TIMEOUT_MS / 1000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConfigException("Interrupted while probing the warehouse storage");
@@ -92,9 +110,12 @@ final class StorageProbe {
         definitive.initCause(redactor.sanitize(failure));
         throw definitive;
       }
-      LOG.warn("Floe storage probe could not write {} ({}); starting anyway, copies are retried until storage "
+      LOG.warn(
+          "Floe storage probe could not write {} ({}); starting anyway, copies are retried until storage "
               + "answers. Set rsm.config.{}=false to skip this probe.",
-          redactor.redact(location), redactor.describe(failure), FloeRsmConfig.STORAGE_PROBE_ENABLE);
+          redactor.redact(location),
+          redactor.describe(failure),
+          FloeRsmConfig.STORAGE_PROBE_ENABLE);
     }
   }
 
@@ -121,20 +142,26 @@ final class StorageProbe {
 
   private void writeAndDelete(String location) throws IOException {
     Map<String, String> props = new HashMap<>(config.catalogProperties());
-    // A probe answers quickly: Iceberg's S3 default (5 retries, 2 to 20 s apart) would hold broker start ~1 min.
+    // A probe answers quickly: Iceberg's S3 default (5 retries, 2 to 20 s apart) would hold broker
+    // start ~1 min.
     props.put("s3.retry.num-retries", "1");
     props.put("s3.retry.min-wait-ms", "200");
     props.put("s3.retry.max-wait-ms", "1000");
     String impl = props.getOrDefault("io-impl", DEFAULT_IO);
     try (FileIO io = CatalogUtil.loadFileIO(impl, props, hadoopConf)) {
       try (OutputStream out = io.newOutputFile(location).createOrOverwrite()) {
-        out.write(("Floe storage probe of broker " + config.brokerId() + "\n").getBytes(StandardCharsets.UTF_8));
+        out.write(
+            ("Floe storage probe of broker " + config.brokerId() + "\n")
+                .getBytes(StandardCharsets.UTF_8));
       }
       try {
         io.deleteFile(location);
       } catch (RuntimeException e) {
-        LOG.warn("Floe storage probe wrote {} but could not delete it ({}): deleting segments will fail the same "
-            + "way", redactor.redact(location), redactor.describe(e));
+        LOG.warn(
+            "Floe storage probe wrote {} but could not delete it ({}): deleting segments will fail the same "
+                + "way",
+            redactor.redact(location),
+            redactor.describe(e));
       }
     }
   }
@@ -146,32 +173,65 @@ final class StorageProbe {
     SdkServiceException service = find(failure, SdkServiceException.class);
     if (service != null) {
       int status = service.statusCode();
-      String code = service instanceof AwsServiceException aws && aws.awsErrorDetails() != null
-          ? aws.awsErrorDetails().errorCode() : null;
-      String answer = "the object store answered " + status + (code == null ? "" : " " + code) + ": "
-          + redactor.redact(firstLine(service));
+      String code =
+          service instanceof AwsServiceException aws && aws.awsErrorDetails() != null
+              ? aws.awsErrorDetails().errorCode()
+              : null;
+      String answer =
+          "the object store answered "
+              + status
+              + (code == null ? "" : " " + code)
+              + ": "
+              + redactor.redact(firstLine(service));
       if (BUCKET_CODES.contains(code) || (code == null && status == 404)) {
-        return new ConfigException(FloeRsmConfig.ICEBERG_WAREHOUSE, warehouse,
-            "the storage probe could not write " + location + ": " + answer + ". Create the bucket or fix "
-                + FloeRsmConfig.ICEBERG_WAREHOUSE + hint());
+        return new ConfigException(
+            FloeRsmConfig.ICEBERG_WAREHOUSE,
+            warehouse,
+            "the storage probe could not write "
+                + location
+                + ": "
+                + answer
+                + ". Create the bucket or fix "
+                + FloeRsmConfig.ICEBERG_WAREHOUSE
+                + hint());
       }
       if (CREDENTIAL_CODES.contains(code) || status == 401 || status == 403) {
         return new ConfigException(
-            "Storage credentials refused: the storage probe could not write " + location + ": " + answer
-                + ". Check " + credentialKeys() + hint());
+            "Storage credentials refused: the storage probe could not write "
+                + location
+                + ": "
+                + answer
+                + ". Check "
+                + credentialKeys()
+                + hint());
       }
       if (status >= 400 && status < 500 && status != 408 && status != 429) {
-        return new ConfigException(FloeRsmConfig.ICEBERG_WAREHOUSE, warehouse,
-            "the storage probe could not write " + location + ": " + answer + ". Check "
-                + FloeRsmConfig.ICEBERG_WAREHOUSE + ", iceberg.s3.endpoint and iceberg.client.region" + hint());
+        return new ConfigException(
+            FloeRsmConfig.ICEBERG_WAREHOUSE,
+            warehouse,
+            "the storage probe could not write "
+                + location
+                + ": "
+                + answer
+                + ". Check "
+                + FloeRsmConfig.ICEBERG_WAREHOUSE
+                + ", iceberg.s3.endpoint and iceberg.client.region"
+                + hint());
       }
       return null;
     }
-    java.nio.file.AccessDeniedException denied = find(failure, java.nio.file.AccessDeniedException.class);
+    java.nio.file.AccessDeniedException denied =
+        find(failure, java.nio.file.AccessDeniedException.class);
     if (denied != null) {
-      return new ConfigException(FloeRsmConfig.ICEBERG_WAREHOUSE, warehouse,
-          "the storage probe may not write " + location + " (access denied: " + redactor.redact(denied.getMessage())
-              + ")" + hint());
+      return new ConfigException(
+          FloeRsmConfig.ICEBERG_WAREHOUSE,
+          warehouse,
+          "the storage probe may not write "
+              + location
+              + " (access denied: "
+              + redactor.redact(denied.getMessage())
+              + ")"
+              + hint());
     }
     return null;
   }

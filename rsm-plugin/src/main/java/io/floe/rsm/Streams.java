@@ -47,11 +47,13 @@ final class Streams {
   }
 
   /**
-   * Wraps a segment stream: reads at most {@code limit} bytes, counts the bytes read, runs every read with the
-   * plugin's class loader as the context class loader (reads open Parquet files through the table's FileIO), and
-   * closes the source quietly, also after a failed or interrupted read.
+   * Wraps a segment stream: reads at most {@code limit} bytes, counts the bytes read, runs every
+   * read with the plugin's class loader as the context class loader (reads open Parquet files
+   * through the table's FileIO), and closes the source quietly, also after a failed or interrupted
+   * read.
    */
-  static InputStream segment(InputStream source, long limit, ClassLoader loader, LongConsumer bytesRead) {
+  static InputStream segment(
+      InputStream source, long limit, ClassLoader loader, LongConsumer bytesRead) {
     return new FilterInputStream(source) {
       private long remaining = limit;
       private boolean closed;

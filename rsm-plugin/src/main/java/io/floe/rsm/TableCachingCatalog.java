@@ -16,10 +16,10 @@ import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 
 /**
- * The catalog with loaded tables cached per identifier (Iceberg's {@link CachingCatalog}, expiring after access),
- * so that fetches and copies of a topic do not load its table metadata each time. Namespace operations go to the
- * wrapped catalog (CachingCatalog does not offer them). Commits refresh their table first, so a cached table
- * never commits against stale metadata.
+ * The catalog with loaded tables cached per identifier (Iceberg's {@link CachingCatalog}, expiring
+ * after access), so that fetches and copies of a topic do not load its table metadata each time.
+ * Namespace operations go to the wrapped catalog (CachingCatalog does not offer them). Commits
+ * refresh their table first, so a cached table never commits against stale metadata.
  */
 final class TableCachingCatalog implements Catalog, SupportsNamespaces, Closeable {
   private final Catalog delegate;
@@ -83,18 +83,24 @@ final class TableCachingCatalog implements Catalog, SupportsNamespaces, Closeabl
     if (delegate instanceof SupportsNamespaces n) {
       return n;
     }
-    throw new UnsupportedOperationException("Catalog " + delegate.name() + " does not support namespaces");
+    throw new UnsupportedOperationException(
+        "Catalog " + delegate.name() + " does not support namespaces");
   }
 
-  /** Whether the wrapped catalog has namespaces at all (some, like a Hadoop catalog, need none created). */
+  /**
+   * Whether the wrapped catalog has namespaces at all (some, like a Hadoop catalog, need none
+   * created).
+   */
   boolean supportsNamespaces() {
     return delegate instanceof SupportsNamespaces;
   }
 
   @Override
   public synchronized void createNamespace(Namespace namespace, Map<String, String> metadata) {
-    // Serialized: concurrent copies of a new topic's partitions all try to create the namespace first. Some
-    // catalogs (JdbcCatalog on SQLite) report a lost race with another broker as a SQL error rather than
+    // Serialized: concurrent copies of a new topic's partitions all try to create the namespace
+    // first. Some
+    // catalogs (JdbcCatalog on SQLite) report a lost race with another broker as a SQL error rather
+    // than
     // AlreadyExistsException: a namespace that exists afterwards is what was asked for.
     if (namespaceExists(namespace)) {
       return;
@@ -114,7 +120,8 @@ final class TableCachingCatalog implements Catalog, SupportsNamespaces, Closeabl
   }
 
   @Override
-  public Map<String, String> loadNamespaceMetadata(Namespace namespace) throws NoSuchNamespaceException {
+  public Map<String, String> loadNamespaceMetadata(Namespace namespace)
+      throws NoSuchNamespaceException {
     return namespaces().loadNamespaceMetadata(namespace);
   }
 

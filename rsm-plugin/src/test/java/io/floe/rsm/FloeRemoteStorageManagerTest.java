@@ -37,7 +37,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The RSM contract against a real JdbcCatalog on local disk, with segments written by Kafka's own FileRecords. */
+/**
+ * The RSM contract against a real JdbcCatalog on local disk, with segments written by Kafka's own
+ * FileRecords.
+ */
 class FloeRemoteStorageManagerTest {
   @TempDir Path dir;
 
@@ -64,10 +67,16 @@ class FloeRemoteStorageManagerTest {
     return props;
   }
 
-  private record Segment(RemoteLogSegmentMetadata metadata, LogSegmentData data, Path log, byte[] txnIndex,
-                         byte[] producerSnapshot, byte[] epochs) {}
+  private record Segment(
+      RemoteLogSegmentMetadata metadata,
+      LogSegmentData data,
+      Path log,
+      byte[] txnIndex,
+      byte[] producerSnapshot,
+      byte[] epochs) {}
 
-  private Segment segment(String name, SegmentGenerator generator, boolean withTxnIndex) throws IOException {
+  private Segment segment(String name, SegmentGenerator generator, boolean withTxnIndex)
+      throws IOException {
     return segment(name, 0, generator, withTxnIndex);
   }
 
@@ -81,17 +90,32 @@ class FloeRemoteStorageManagerTest {
       txn.putShort((short) 0).putLong(a[0]).putLong(a[1]).putLong(a[2]).putLong(a[2]);
     }
     Path txnFile = Files.write(segDir.resolve(String.format("%020d.txnindex", base)), txn.array());
-    Path timeIndex = Files.write(segDir.resolve(String.format("%020d.timeindex", base)), new byte[0]);
+    Path timeIndex =
+        Files.write(segDir.resolve(String.format("%020d.timeindex", base)), new byte[0]);
     Path offsetIndex = Files.write(segDir.resolve(String.format("%020d.index", base)), new byte[0]);
     byte[] snapshot = "producer-snapshot-bytes".getBytes(StandardCharsets.UTF_8);
-    Path snapshotFile = Files.write(segDir.resolve(String.format("%020d.snapshot", base)), snapshot);
+    Path snapshotFile =
+        Files.write(segDir.resolve(String.format("%020d.snapshot", base)), snapshot);
     byte[] epochs = "0\n1\n0 0\n".getBytes(StandardCharsets.UTF_8);
-    LogSegmentData data = new LogSegmentData(log, offsetIndex, timeIndex,
-        withTxnIndex ? Optional.of(txnFile) : Optional.empty(), snapshotFile, ByteBuffer.wrap(epochs));
+    LogSegmentData data =
+        new LogSegmentData(
+            log,
+            offsetIndex,
+            timeIndex,
+            withTxnIndex ? Optional.of(txnFile) : Optional.empty(),
+            snapshotFile,
+            ByteBuffer.wrap(epochs));
     long end = generator.nextOffset() - 1;
-    RemoteLogSegmentMetadata metadata = new RemoteLogSegmentMetadata(
-        new RemoteLogSegmentId(partition, Uuid.randomUuid()), base, end, System.currentTimeMillis(), 7,
-        System.currentTimeMillis(), (int) Files.size(log), Map.of(0, base));
+    RemoteLogSegmentMetadata metadata =
+        new RemoteLogSegmentMetadata(
+            new RemoteLogSegmentId(partition, Uuid.randomUuid()),
+            base,
+            end,
+            System.currentTimeMillis(),
+            7,
+            System.currentTimeMillis(),
+            (int) Files.size(log),
+            Map.of(0, base));
     return new Segment(metadata, data, log, txn.array(), snapshot, epochs);
   }
 
@@ -129,40 +153,56 @@ class FloeRemoteStorageManagerTest {
     }
 
     assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.TIMESTAMP))).isNotNull();
-    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.TRANSACTION))).isEqualTo(s.txnIndex());
-    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.PRODUCER_SNAPSHOT))).isEqualTo(s.producerSnapshot());
+    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.TRANSACTION)))
+        .isEqualTo(s.txnIndex());
+    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.PRODUCER_SNAPSHOT)))
+        .isEqualTo(s.producerSnapshot());
     assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.LEADER_EPOCH))).isEqualTo(s.epochs());
 
     assertThat(rsm.metrics().copies.getCount()).isEqualTo(1);
     assertThat(rsm.metrics().fetchBytes.getCount()).isGreaterThanOrEqualTo(full.length + 100L);
     // The broker's JMX names: kafka.server:type=FloeRemoteStorageManager,broker=7,name=...
-    javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    javax.management.MBeanServer jmx =
+        java.lang.management.ManagementFactory.getPlatformMBeanServer();
     assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyCount"), "Count")).isEqualTo(1L);
     assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "FetchLatency"), "Count"))
-        .isEqualTo(rsm.metrics().fetches.getCount()).isGreaterThanOrEqualTo(3L);
-    assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyLatency"), "MaxMs")).isNotNegative();
+        .isEqualTo(rsm.metrics().fetches.getCount())
+        .isGreaterThanOrEqualTo(3L);
+    assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyLatency"), "MaxMs"))
+        .isNotNegative();
 
     rsm.deleteLogSegmentData(s.metadata());
-    assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "DeleteLatency"), "Count")).isEqualTo(1L);
+    assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "DeleteLatency"), "Count"))
+        .isEqualTo(1L);
   }
 
   @Test
   void aSegmentWithoutTransactionIndexHasNone() throws Exception {
-    Segment s = segment("plain", SegmentGenerator.seeded(1)
-        .batch(Compression.ZSTD, TimestampType.CREATE_TIME, 20, 100)
-        .batch(Compression.NONE, TimestampType.LOG_APPEND_TIME, 5, 10), false);
+    Segment s =
+        segment(
+            "plain",
+            SegmentGenerator.seeded(1)
+                .batch(Compression.ZSTD, TimestampType.CREATE_TIME, 20, 100)
+                .batch(Compression.NONE, TimestampType.LOG_APPEND_TIME, 5, 10),
+            false);
     rsm.copyLogSegmentData(s.metadata(), s.data());
     assertThatThrownBy(() -> rsm.fetchIndex(s.metadata(), IndexType.TRANSACTION))
         .isInstanceOf(RemoteResourceNotFoundException.class);
-    // field for field: the zstd batch is re-compressed (its bytes differ from the producer's), the other is identical
-    Batches.assertSameBatches(Batches.read(s.log()), Batches.readComplete(readAll(rsm.fetchLogSegment(s.metadata(), 0))));
+    // field for field: the zstd batch is re-compressed (its bytes differ from the producer's), the
+    // other is identical
+    Batches.assertSameBatches(
+        Batches.read(s.log()), Batches.readComplete(readAll(rsm.fetchLogSegment(s.metadata(), 0))));
   }
 
   @Test
   void unknownAndDeletedSegmentsAreNotFound() throws Exception {
-    Segment s = segment("gone", SegmentGenerator.seeded(3).batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 50),
-        true);
-    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0)).isInstanceOf(RemoteResourceNotFoundException.class);
+    Segment s =
+        segment(
+            "gone",
+            SegmentGenerator.seeded(3).batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 50),
+            true);
+    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0))
+        .isInstanceOf(RemoteResourceNotFoundException.class);
     assertThatThrownBy(() -> rsm.fetchIndex(s.metadata(), IndexType.OFFSET))
         .isInstanceOf(RemoteResourceNotFoundException.class);
     rsm.deleteLogSegmentData(s.metadata()); // nothing stored yet: fine
@@ -171,29 +211,43 @@ class FloeRemoteStorageManagerTest {
     assertThat(readAll(rsm.fetchLogSegment(s.metadata(), 0))).isNotEmpty(); // now cached as open
     rsm.deleteLogSegmentData(s.metadata());
     rsm.deleteLogSegmentData(s.metadata());
-    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0)).isInstanceOf(RemoteResourceNotFoundException.class);
+    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0))
+        .isInstanceOf(RemoteResourceNotFoundException.class);
     assertThat(rsm.metrics().deletes.getCount()).isEqualTo(3);
   }
 
   @Test
   void retentionModeKeepLeavesTheRowsInTheTable() throws Exception {
-    Map<String, String> catalog = TestCatalogs.properties(dir.resolve("keep"), TestCatalogs.Storage.LOCAL);
+    Map<String, String> catalog =
+        TestCatalogs.properties(dir.resolve("keep"), TestCatalogs.Storage.LOCAL);
     Files.createDirectories(dir.resolve("keep"));
     Map<String, Object> props = config(catalog);
     props.put("retention.mode", "keep");
     Map<String, Object> deleting = config(catalog);
     try (FloeRemoteStorageManager keep = new FloeRemoteStorageManager();
-         FloeRemoteStorageManager delete = new FloeRemoteStorageManager()) {
+        FloeRemoteStorageManager delete = new FloeRemoteStorageManager()) {
       keep.configure(props);
       delete.configure(deleting);
-      Segment kept = segment("kept", SegmentGenerator.seeded(21).batch(Compression.SNAPPY, TimestampType.CREATE_TIME, 30, 40), true);
+      Segment kept =
+          segment(
+              "kept",
+              SegmentGenerator.seeded(21)
+                  .batch(Compression.SNAPPY, TimestampType.CREATE_TIME, 30, 40),
+              true);
       keep.copyLogSegmentData(kept.metadata(), kept.data());
       keep.deleteLogSegmentData(kept.metadata());
-      assertThatThrownBy(() -> keep.fetchLogSegment(kept.metadata(), 0)).isInstanceOf(RemoteResourceNotFoundException.class);
+      assertThatThrownBy(() -> keep.fetchLogSegment(kept.metadata(), 0))
+          .isInstanceOf(RemoteResourceNotFoundException.class);
       assertThat(rows(catalog)).isEqualTo(30);
 
-      Segment removed = segment("removed", 30, SegmentGenerator.seeded(22).startOffset(30)
-          .batch(Compression.NONE, TimestampType.CREATE_TIME, 12, 40), true);
+      Segment removed =
+          segment(
+              "removed",
+              30,
+              SegmentGenerator.seeded(22)
+                  .startOffset(30)
+                  .batch(Compression.NONE, TimestampType.CREATE_TIME, 12, 40),
+              true);
       delete.copyLogSegmentData(removed.metadata(), removed.data());
       assertThat(rows(catalog)).isEqualTo(42);
       delete.deleteLogSegmentData(removed.metadata());
@@ -204,8 +258,10 @@ class FloeRemoteStorageManagerTest {
   private long rows(Map<String, String> catalogProps) throws Exception {
     try (org.apache.iceberg.jdbc.JdbcCatalog catalog = new org.apache.iceberg.jdbc.JdbcCatalog()) {
       catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
-      org.apache.iceberg.Table table = new io.floe.iceberg.TopicTables(catalog,
-          io.floe.iceberg.TopicTableOptions.builder().build()).find(partition.topic(), partition.topicId().toString());
+      org.apache.iceberg.Table table =
+          new io.floe.iceberg.TopicTables(
+                  catalog, io.floe.iceberg.TopicTableOptions.builder().build())
+              .find(partition.topic(), partition.topicId().toString());
       long n = 0;
       try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> it =
           org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
@@ -219,27 +275,37 @@ class FloeRemoteStorageManagerTest {
 
   @Test
   void aSegmentThatCannotBeRepresentedIsRefusedForGood() throws Exception {
-    Segment s = segment("legacy", SegmentGenerator.seeded(5)
-        .batch(Compression.NONE, TimestampType.CREATE_TIME, 3, 10)
-        .legacyBatch((byte) 1, Compression.NONE, 3), true);
+    Segment s =
+        segment(
+            "legacy",
+            SegmentGenerator.seeded(5)
+                .batch(Compression.NONE, TimestampType.CREATE_TIME, 3, 10)
+                .legacyBatch((byte) 1, Compression.NONE, 3),
+            true);
     Throwable thrown = catchThrowable(() -> rsm.copyLogSegmentData(s.metadata(), s.data()));
-    assertThat(thrown).isInstanceOf(RemoteStorageException.class)
+    assertThat(thrown)
+        .isInstanceOf(RemoteStorageException.class)
         .isNotInstanceOf(RetriableRemoteStorageException.class)
         .hasMessageContaining("cannot be tiered");
-    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0)).isInstanceOf(RemoteResourceNotFoundException.class);
+    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0))
+        .isInstanceOf(RemoteResourceNotFoundException.class);
     assertThat(rsm.metrics().copyErrors.getCount()).isEqualTo(1);
   }
 
   @Test
   void storageFailuresAreRetriable() throws Exception {
     Path notADirectory = Files.write(dir.resolve("file"), new byte[1]);
-    Map<String, String> catalog = TestCatalogs.properties(dir.resolve("other"), TestCatalogs.Storage.LOCAL);
+    Map<String, String> catalog =
+        TestCatalogs.properties(dir.resolve("other"), TestCatalogs.Storage.LOCAL);
     Files.createDirectories(dir.resolve("other"));
     catalog.put("warehouse", notADirectory.resolve("warehouse").toUri().toString());
     try (FloeRemoteStorageManager broken = new FloeRemoteStorageManager()) {
       broken.configure(config(catalog));
-      Segment s = segment("io", SegmentGenerator.seeded(9).batch(Compression.GZIP, TimestampType.CREATE_TIME, 5, 20),
-          true);
+      Segment s =
+          segment(
+              "io",
+              SegmentGenerator.seeded(9).batch(Compression.GZIP, TimestampType.CREATE_TIME, 5, 20),
+              true);
       assertThatThrownBy(() -> broken.copyLogSegmentData(s.metadata(), s.data()))
           .isInstanceOf(RetriableRemoteStorageException.class)
           .hasMessageContaining("payments-2");

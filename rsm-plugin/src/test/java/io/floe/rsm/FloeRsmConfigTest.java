@@ -54,7 +54,9 @@ class FloeRsmConfigTest {
     assertThat(config.tableOptions().tableProperties())
         .containsEntry("write.parquet.compression-codec", "zstd")
         .containsEntry("write.target-file-size-bytes", Long.toString(128L * 1024 * 1024));
-    assertThat(config.catalogProperties()).containsEntry("type", "jdbc").containsEntry("uri", "jdbc:sqlite::memory:");
+    assertThat(config.catalogProperties())
+        .containsEntry("type", "jdbc")
+        .containsEntry("uri", "jdbc:sqlite::memory:");
     assertThat(config.unknownKeys()).isEmpty();
   }
 
@@ -72,7 +74,8 @@ class FloeRsmConfigTest {
     assertThat(config.namespace()).isEqualTo(Namespace.of("lake", "kafka"));
     assertThat(config.retentionMode()).isEqualTo(FloeRsmConfig.RetentionMode.KEEP);
     assertThat(config.commitMaxAttempts()).isEqualTo(3);
-    assertThat(config.tableOptions().tableProperties()).containsEntry("write.parquet.compression-codec", "snappy");
+    assertThat(config.tableOptions().tableProperties())
+        .containsEntry("write.parquet.compression-codec", "snappy");
     assertThat(config.catalogProperties()).containsEntry("s3.endpoint", "http://127.0.0.1:9000");
     assertThat(config.unknownKeys()).containsExactly("typo.key");
   }
@@ -100,7 +103,9 @@ class FloeRsmConfigTest {
   void badValuesNameTheKey(String key, String value) {
     Map<String, Object> props = minimal();
     props.put(key, value);
-    assertThatThrownBy(() -> new FloeRsmConfig(props)).isInstanceOf(ConfigException.class).hasMessageContaining(key);
+    assertThatThrownBy(() -> new FloeRsmConfig(props))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(key);
   }
 
   @Test
@@ -123,9 +128,17 @@ class FloeRsmConfigTest {
     FloeRsmConfig config = new FloeRsmConfig(props);
     assertThat(config.effectiveConfig().toString()).doesNotContain(SECRET).contains("[hidden]");
     assertThat(config.effectiveConfig()).containsEntry("iceberg.jdbc.password", "[hidden]");
-    assertThat(config.catalogProperties()).containsEntry("jdbc.password", SECRET); // passed on, never printed
-    for (String key : new String[] {"iceberg.s3.secret-access-key", "iceberg.s3.access-key-id", "iceberg.jdbc.password",
-        "iceberg.token", "iceberg.credential", "iceberg.rest.sigv4.session-key"}) {
+    assertThat(config.catalogProperties())
+        .containsEntry("jdbc.password", SECRET); // passed on, never printed
+    for (String key :
+        new String[] {
+          "iceberg.s3.secret-access-key",
+          "iceberg.s3.access-key-id",
+          "iceberg.jdbc.password",
+          "iceberg.token",
+          "iceberg.credential",
+          "iceberg.rest.sigv4.session-key"
+        }) {
       assertThat(FloeRsmConfig.isSensitive(key)).as(key).isTrue();
     }
     assertThat(FloeRsmConfig.isSensitive("iceberg.uri")).isFalse();
@@ -134,13 +147,16 @@ class FloeRsmConfigTest {
   @Test
   void credentialsEmbeddedInUrisAreMasked() {
     Map<String, Object> props = minimal();
-    props.put("iceberg.uri", "jdbc:postgresql://db:5432/iceberg?user=floe&password=" + SECRET + "&ssl=true");
+    props.put(
+        "iceberg.uri",
+        "jdbc:postgresql://db:5432/iceberg?user=floe&password=" + SECRET + "&ssl=true");
     props.put("iceberg.warehouse", "s3://floe:" + SECRET + "@bucket/warehouse");
     FloeRsmConfig config = new FloeRsmConfig(props);
     assertThat(config.effectiveConfig().toString()).doesNotContain(SECRET);
     assertThat(config.effectiveConfig().get("iceberg.uri"))
         .isEqualTo("jdbc:postgresql://db:5432/iceberg?user=floe&password=[hidden]&ssl=true");
-    assertThat(config.effectiveConfig().get("iceberg.warehouse")).isEqualTo("s3://floe:[hidden]@bucket/warehouse");
+    assertThat(config.effectiveConfig().get("iceberg.warehouse"))
+        .isEqualTo("s3://floe:[hidden]@bucket/warehouse");
   }
 
   @Test
@@ -163,7 +179,8 @@ class FloeRsmConfigTest {
     props.put("iceberg.warehouse", dir.resolve("warehouse").toUri().toString());
     try (FloeRemoteStorageManager rsm = new FloeRemoteStorageManager()) {
       Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> rsm.configure(props));
-      assertThat(thrown).isInstanceOf(ConfigException.class)
+      assertThat(thrown)
+          .isInstanceOf(ConfigException.class)
           .hasMessageContaining("'lakehouse'")
           .hasMessageContaining("jdbc")
           .hasMessageContaining("nosuchdriver");

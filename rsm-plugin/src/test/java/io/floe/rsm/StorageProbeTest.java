@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** The startup probe against a real S3-protocol server (S3Proxy on 127.0.0.1) and a real JdbcCatalog. */
+/**
+ * The startup probe against a real S3-protocol server (S3Proxy on 127.0.0.1) and a real
+ * JdbcCatalog.
+ */
 class StorageProbeTest {
   private static final String WRONG_SECRET = "not-the-secret-but-still-secret";
 
@@ -64,7 +67,8 @@ class StorageProbeTest {
     Map<String, String> catalog = s3Catalog();
     catalog.put("warehouse", "s3://floe-no-such-bucket/warehouse");
     Throwable thrown = configure(config(catalog));
-    assertThat(thrown).isInstanceOf(ConfigException.class)
+    assertThat(thrown)
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("iceberg.warehouse")
         .hasMessageContaining("NoSuchBucket")
         .hasMessageContaining("storage.probe.enable");
@@ -76,7 +80,8 @@ class StorageProbeTest {
     Map<String, String> catalog = s3Catalog();
     catalog.put("s3.secret-access-key", WRONG_SECRET);
     Throwable thrown = configure(config(catalog));
-    assertThat(thrown).isInstanceOf(ConfigException.class)
+    assertThat(thrown)
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("iceberg.s3.access-key-id")
         .hasMessageContaining("iceberg.s3.secret-access-key")
         .hasMessageContaining("403");
@@ -93,7 +98,9 @@ class StorageProbeTest {
     catalog.put("s3.endpoint", "http://127.0.0.1:" + port);
     long start = System.nanoTime();
     assertThat(configure(config(catalog))).isNull();
-    assertThat((System.nanoTime() - start) / 1_000_000).as("ms to give up on the probe").isLessThan(20_000);
+    assertThat((System.nanoTime() - start) / 1_000_000)
+        .as("ms to give up on the probe")
+        .isLessThan(20_000);
   }
 
   @Test
@@ -105,6 +112,8 @@ class StorageProbeTest {
     assertThat(configure(props)).isNull();
 
     props.put("storage.probe.enable", "sometimes");
-    assertThat(configure(props)).isInstanceOf(ConfigException.class).hasMessageContaining("storage.probe.enable");
+    assertThat(configure(props))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("storage.probe.enable");
   }
 }

@@ -15,15 +15,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Java child process (a broker, S3Proxy) with its output in a log file. Every child still running when this JVM
- * exits is killed by a shutdown hook, so a failed or interrupted run leaves nothing behind.
+ * A Java child process (a broker, S3Proxy) with its output in a log file. Every child still running
+ * when this JVM exits is killed by a shutdown hook, so a failed or interrupted run leaves nothing
+ * behind.
  */
 public final class ChildJvm implements AutoCloseable {
   private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
   static {
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "floe-child-jvm-reaper"));
+        .addShutdownHook(
+            new Thread(() -> LIVE.forEach(Process::destroyForcibly), "floe-child-jvm-reaper"));
   }
 
   private final String name;
@@ -36,9 +38,17 @@ public final class ChildJvm implements AutoCloseable {
     this.log = log;
   }
 
-  /** Starts {@code java [jvmArgs] -cp <dir>/* mainClass args}, output (stdout and stderr) appended to {@code log}. */
+  /**
+   * Starts {@code java [jvmArgs] -cp <dir>/* mainClass args}, output (stdout and stderr) appended
+   * to {@code log}.
+   */
   public static ChildJvm start(
-      String name, Path classpathDir, List<String> jvmArgs, String mainClass, List<String> args, Path log)
+      String name,
+      Path classpathDir,
+      List<String> jvmArgs,
+      String mainClass,
+      List<String> args,
+      Path log)
       throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -48,8 +58,10 @@ public final class ChildJvm implements AutoCloseable {
     cmd.add(mainClass);
     cmd.addAll(args);
     Files.createDirectories(log.getParent());
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(
-        ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().remove("CLASSPATH");
     pb.environment().remove("JAVA_TOOL_OPTIONS");
     Process p = pb.start();
@@ -57,16 +69,27 @@ public final class ChildJvm implements AutoCloseable {
     return new ChildJvm(name, p, log);
   }
 
-  /** Runs a child to completion (e.g. kafka-storage format); fails with its output if it does not exit 0. */
+  /**
+   * Runs a child to completion (e.g. kafka-storage format); fails with its output if it does not
+   * exit 0.
+   */
   public static String run(
-      String name, Path classpathDir, List<String> jvmArgs, String mainClass, List<String> args, Path log,
-      long timeoutSeconds) throws IOException, InterruptedException {
+      String name,
+      Path classpathDir,
+      List<String> jvmArgs,
+      String mainClass,
+      List<String> args,
+      Path log,
+      long timeoutSeconds)
+      throws IOException, InterruptedException {
     try (ChildJvm child = start(name, classpathDir, jvmArgs, mainClass, args, log)) {
       if (!child.process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        throw new IllegalStateException(name + " did not finish in " + timeoutSeconds + " s:\n" + child.tail(40));
+        throw new IllegalStateException(
+            name + " did not finish in " + timeoutSeconds + " s:\n" + child.tail(40));
       }
       if (child.process.exitValue() != 0) {
-        throw new IllegalStateException(name + " exited with " + child.process.exitValue() + ":\n" + child.tail(40));
+        throw new IllegalStateException(
+            name + " exited with " + child.process.exitValue() + ":\n" + child.tail(40));
       }
       return child.output();
     }
@@ -84,7 +107,10 @@ public final class ChildJvm implements AutoCloseable {
     return log;
   }
 
-  /** Throws, with the end of its log, if the child has exited: for wait loops that must not wait on a dead child. */
+  /**
+   * Throws, with the end of its log, if the child has exited: for wait loops that must not wait on
+   * a dead child.
+   */
   public void checkAlive() {
     if (!process.isAlive()) {
       throw new IllegalStateException(

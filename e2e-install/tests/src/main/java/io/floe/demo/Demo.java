@@ -51,12 +51,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class Demo {
   static final String TOPIC = "orders";
   static final int RECORDS = 20_000;
+
   /** Orders produced after tiering, per round, to be seen at once through the head view. */
   static final int FRESH = 500;
+
   static final int FRESH_ROUNDS = 3;
   static final int SEGMENT_BYTES = 1024 * 1024;
-  private static final String[] CUSTOMERS = {"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"};
-  private static final String[] ITEMS = {"anchor", "rope", "sail", "compass", "lantern", "oar", "buoy", "chart"};
+  private static final String[] CUSTOMERS = {
+    "acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"
+  };
+  private static final String[] ITEMS = {
+    "anchor", "rope", "sail", "compass", "lantern", "oar", "buoy", "chart"
+  };
 
   private Demo() {}
 
@@ -73,7 +79,10 @@ public final class Demo {
     }
   }
 
-  /** Configs for S3Proxy and the broker on free ports; prints them as shell variables for demo.sh to eval. */
+  /**
+   * Configs for S3Proxy and the broker on free ports; prints them as shell variables for demo.sh to
+   * eval.
+   */
   static void setup(Path work, Path shipped, Path pluginDir) throws IOException {
     Files.createDirectories(work);
     int s3 = ChildJvm.freePort();
@@ -97,16 +106,33 @@ public final class Demo {
     Properties server = load(work.resolve("server.properties"));
     String bootstrap = bootstrap(server);
     TopicPartition tp = new TopicPartition(TOPIC, 0);
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                10_000,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                5_000))) {
       awaitBroker(admin, brokerPid);
-      step("Creating topic '" + TOPIC + "' with remote.storage.enable=true, segment.bytes=1 MiB, local.retention.ms=1000");
+      step(
+          "Creating topic '"
+              + TOPIC
+              + "' with remote.storage.enable=true, segment.bytes=1 MiB, local.retention.ms=1000");
       try {
-        admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(Map.of(
-            "remote.storage.enable", "true",
-            "segment.bytes", String.valueOf(SEGMENT_BYTES),
-            "local.retention.ms", "1000",
-            "retention.ms", "-1")))).all().get(30, TimeUnit.SECONDS);
+        admin
+            .createTopics(
+                List.of(
+                    new NewTopic(TOPIC, 1, (short) 1)
+                        .configs(
+                            Map.of(
+                                "remote.storage.enable", "true",
+                                "segment.bytes", String.valueOf(SEGMENT_BYTES),
+                                "local.retention.ms", "1000",
+                                "retention.ms", "-1"))))
+            .all()
+            .get(30, TimeUnit.SECONDS);
       } catch (java.util.concurrent.ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {
           throw e;
@@ -116,8 +142,12 @@ public final class Demo {
       step("Producing " + RECORDS + " JSON orders (zstd)");
       long t0 = System.nanoTime();
       long bytes = produce(bootstrap);
-      System.out.printf(Locale.ROOT, "  %d records, %.1f MiB of values in %.1f s%n",
-          RECORDS, bytes / 1048576.0, (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          Locale.ROOT,
+          "  %d records, %.1f MiB of values in %.1f s%n",
+          RECORDS,
+          bytes / 1048576.0,
+          (System.nanoTime() - t0) / 1e9);
 
       step("Waiting for the broker to tier rolled segments into Iceberg and delete them locally");
       long t1 = System.nanoTime();
@@ -129,12 +159,19 @@ public final class Demo {
         long localBytes = localBytes(admin, tp);
         long secs = (System.nanoTime() - t1) / 1_000_000_000L;
         if (secs != lastPrint) {
-          System.out.printf(Locale.ROOT, "  t=%2ds  latest-tiered offset %6d   earliest-local offset %6d   local log %5.2f MiB%n",
-              secs, latestTiered, earliestLocal, localBytes / 1048576.0);
+          System.out.printf(
+              Locale.ROOT,
+              "  t=%2ds  latest-tiered offset %6d   earliest-local offset %6d   local log %5.2f MiB%n",
+              secs,
+              latestTiered,
+              earliestLocal,
+              localBytes / 1048576.0);
           lastPrint = secs;
         }
-        // Done when every produced record is in the remote tier and gone from local disk. The last segment gets
-        // there too: once its records are older than local.retention.ms, Kafka rolls it, tiers it, deletes it.
+        // Done when every produced record is in the remote tier and gone from local disk. The last
+        // segment gets
+        // there too: once its records are older than local.retention.ms, Kafka rolls it, tiers it,
+        // deletes it.
         if (latestTiered >= RECORDS - 1 && earliestLocal >= RECORDS) {
           break;
         }
@@ -147,68 +184,111 @@ public final class Demo {
       long earliestLocal = offset(admin, tp, OffsetSpec.earliestLocal());
       long end = offset(admin, tp, OffsetSpec.latest());
 
-      step("Consuming '" + TOPIC + "' from the beginning (offsets below " + earliestLocal
-          + " now exist only in the Iceberg tier)");
+      step(
+          "Consuming '"
+              + TOPIC
+              + "' from the beginning (offsets below "
+              + earliestLocal
+              + " now exist only in the Iceberg tier)");
       long[] counts = consume(bootstrap, tp, end, earliestLocal);
-      System.out.printf(Locale.ROOT, "  consumed %d records (%d from the Iceberg tier, %d from the local log); expected %d%n",
-          counts[0], counts[1], counts[0] - counts[1], RECORDS);
+      System.out.printf(
+          Locale.ROOT,
+          "  consumed %d records (%d from the Iceberg tier, %d from the local log); expected %d%n",
+          counts[0],
+          counts[1],
+          counts[0] - counts[1],
+          RECORDS);
       if (counts[0] != RECORDS || counts[2] != 0) {
-        throw new IllegalStateException("consumed " + counts[0] + " records, " + counts[2] + " not as produced");
+        throw new IllegalStateException(
+            "consumed " + counts[0] + " records, " + counts[2] + " not as produced");
       }
       String tableName;
       try (JdbcCatalog catalog = catalog(work)) {
         Table table = findTable(catalog, server);
         tableName = TableIdentifier.parse(table.name()).name();
-        System.out.println("  Iceberg table " + table.name() + ": " + table.currentSnapshot().summary().get("total-records")
-            + " records in " + table.currentSnapshot().summary().get("total-data-files") + " Parquet files, at "
-            + table.location());
+        System.out.println(
+            "  Iceberg table "
+                + table.name()
+                + ": "
+                + table.currentSnapshot().summary().get("total-records")
+                + " records in "
+                + table.currentSnapshot().summary().get("total-data-files")
+                + " Parquet files, at "
+                + table.location());
       }
-      Files.writeString(work.resolve("demo-result.properties"),
-          "table=" + tableName + "\nrecords=" + RECORDS + "\ntiered=" + counts[1] + "\nlocal=" + (counts[0] - counts[1]) + "\n"
-              + "tiering.seconds=" + tieringSeconds + "\n");
+      Files.writeString(
+          work.resolve("demo-result.properties"),
+          "table="
+              + tableName
+              + "\nrecords="
+              + RECORDS
+              + "\ntiered="
+              + counts[1]
+              + "\nlocal="
+              + (counts[0] - counts[1])
+              + "\n"
+              + "tiering.seconds="
+              + tieringSeconds
+              + "\n");
     }
   }
 
   /**
-   * The head view's config: the plugin's catalog (rsm.config.iceberg.* as iceberg.*), the broker as Kafka, a port on
-   * 127.0.0.1. Readers bring their own S3 settings, so no secret is handed out through /v1/config.
+   * The head view's config: the plugin's catalog (rsm.config.iceberg.* as iceberg.*), the broker as
+   * Kafka, a port on 127.0.0.1. Readers bring their own S3 settings, so no secret is handed out
+   * through /v1/config.
    */
   static void writeHeadViewConfig(Path work, int port) throws IOException {
     Path server = work.resolve("server.properties");
     Properties broker = load(server);
-    StringBuilder out = new StringBuilder("# written by make demo: the head view in front of the demo's catalog\n");
+    StringBuilder out =
+        new StringBuilder("# written by make demo: the head view in front of the demo's catalog\n");
     out.append("listen.host=127.0.0.1\nlisten.port=").append(port).append('\n');
-    out.append("catalog.name=").append(LocalStack.rsmConfig(server, "catalog.name", "floe")).append('\n');
+    out.append("catalog.name=")
+        .append(LocalStack.rsmConfig(server, "catalog.name", "floe"))
+        .append('\n');
     new java.util.TreeMap<>(LocalStack.catalogProperties(server))
         .forEach((k, v) -> out.append("iceberg.").append(k).append('=').append(v).append('\n'));
-    out.append("kafka.bootstrap.servers=")
-        .append(bootstrap(broker)).append('\n');
+    out.append("kafka.bootstrap.servers=").append(bootstrap(broker)).append('\n');
     Files.writeString(work.resolve("head-view.properties"), out.toString());
   }
 
   /**
-   * Read-your-writes through the head view: in each of {@link #FRESH_ROUNDS} rounds, produces {@link #FRESH} more
-   * orders (not tiered yet: they sit in the active segment), then, as soon as the producer has their acks, loads the
-   * table through the head view with Iceberg's REST catalog client and reads it with Iceberg's generic reader. Every
-   * acknowledged record must be there, exactly once.
+   * Read-your-writes through the head view: in each of {@link #FRESH_ROUNDS} rounds, produces
+   * {@link #FRESH} more orders (not tiered yet: they sit in the active segment), then, as soon as
+   * the producer has their acks, loads the table through the head view with Iceberg's REST catalog
+   * client and reads it with Iceberg's generic reader. Every acknowledged record must be there,
+   * exactly once.
    */
   static void fresh(Path work) throws Exception {
     Properties server = load(work.resolve("server.properties"));
     String bootstrap = bootstrap(server);
     Properties headView = load(work.resolve("head-view.properties"));
     String uri = "http://127.0.0.1:" + headView.getProperty("listen.port");
-    Map<String, String> clientProps = new HashMap<>(LocalStack.catalogProperties(work.resolve("server.properties")));
-    clientProps.keySet().removeIf(k -> k.equals("type") || k.equals("uri") || k.startsWith("jdbc."));
+    Map<String, String> clientProps =
+        new HashMap<>(LocalStack.catalogProperties(work.resolve("server.properties")));
+    clientProps
+        .keySet()
+        .removeIf(k -> k.equals("type") || k.equals("uri") || k.startsWith("jdbc."));
     clientProps.put("uri", uri);
     try (org.apache.iceberg.rest.RESTCatalog catalog = new org.apache.iceberg.rest.RESTCatalog()) {
       awaitHeadView(catalog, clientProps);
-      Namespace ns = Namespace.of(server.getProperty("rsm.config.table.namespace", "kafka").split("\\."));
+      Namespace ns =
+          Namespace.of(server.getProperty("rsm.config.table.namespace", "kafka").split("\\."));
       long coldStart = System.nanoTime();
       catalog.loadTable(TableIdentifier.of(ns, TOPIC));
-      System.out.printf(Locale.ROOT, "  first query through the head view (connections to Kafka and S3 opened): %d ms%n",
+      System.out.printf(
+          Locale.ROOT,
+          "  first query through the head view (connections to Kafka and S3 opened): %d ms%n",
           (System.nanoTime() - coldStart) / 1_000_000);
-      step("Producing more orders, " + FRESH_ROUNDS + " rounds of " + FRESH
-          + ", each queried through the head view (" + uri + ") as soon as the producer has its acks");
+      step(
+          "Producing more orders, "
+              + FRESH_ROUNDS
+              + " rounds of "
+              + FRESH
+              + ", each queried through the head view ("
+              + uri
+              + ") as soon as the producer has its acks");
       long lastMs = 0;
       for (int round = 1; round <= FRESH_ROUNDS; round++) {
         int end = RECORDS + round * FRESH;
@@ -222,22 +302,33 @@ public final class Demo {
           for (Record r : records) {
             rows++;
             long offset = (Long) ((Record) r.getField("kafka")).getField("offset");
-            if (offset < end && order((int) offset).equals(utf8((ByteBuffer) r.getField("value")))) {
+            if (offset < end
+                && order((int) offset).equals(utf8((ByteBuffer) r.getField("value")))) {
               seen.set((int) offset);
             }
           }
         }
         long tiered = tieredRecords(table);
         boolean exact = rows == end && seen.cardinality() == end;
-        System.out.printf(Locale.ROOT,
+        System.out.printf(
+            Locale.ROOT,
             "  round %d: %d acknowledged, loadTable returned %d ms later; %d rows = %d from tiered Parquet files +"
                 + " %d from the live Kafka head; offsets 0..%d each exactly once: %s%n",
-            round, acked, lastMs, rows, tiered, rows - tiered, end - 1, exact);
+            round,
+            acked,
+            lastMs,
+            rows,
+            tiered,
+            rows - tiered,
+            end - 1,
+            exact);
         if (!exact) {
-          throw new IllegalStateException("the head view did not return every acknowledged record exactly once");
+          throw new IllegalStateException(
+              "the head view did not return every acknowledged record exactly once");
         }
       }
-      Files.writeString(work.resolve("demo-result.properties"),
+      Files.writeString(
+          work.resolve("demo-result.properties"),
           "fresh=" + FRESH_ROUNDS * FRESH + "\nfresh.visible.after.ms=" + lastMs + "\n",
           java.nio.file.StandardOpenOption.APPEND);
     }
@@ -252,7 +343,8 @@ public final class Demo {
     return s == null ? 0 : Long.parseLong(s.summary().getOrDefault("total-records", "0"));
   }
 
-  private static void awaitHeadView(org.apache.iceberg.rest.RESTCatalog catalog, Map<String, String> props)
+  private static void awaitHeadView(
+      org.apache.iceberg.rest.RESTCatalog catalog, Map<String, String> props)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
@@ -261,7 +353,8 @@ public final class Demo {
         return;
       } catch (RuntimeException notYet) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the head view did not answer within 60 s: see head-view.log", notYet);
+          throw new IllegalStateException(
+              "the head view did not answer within 60 s: see head-view.log", notYet);
         }
         Thread.sleep(250);
       }
@@ -273,8 +366,10 @@ public final class Demo {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
-      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new java.util.ArrayList<>();
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks =
+          new java.util.ArrayList<>();
       for (int i = from; i < to; i++) {
         acks.add(producer.send(new ProducerRecord<>(TOPIC, 0, "order-" + i, order(i))));
       }
@@ -285,7 +380,9 @@ public final class Demo {
     }
   }
 
-  /** Prints the topic table through Iceberg's generic reader (the fallback when Spark is not used). */
+  /**
+   * Prints the topic table through Iceberg's generic reader (the fallback when Spark is not used).
+   */
   static void scan(Path work) throws Exception {
     try (JdbcCatalog catalog = catalog(work)) {
       Table table = findTable(catalog, load(work.resolve("server.properties")));
@@ -293,9 +390,15 @@ public final class Demo {
       System.out.println("  location " + table.location());
       System.out.println("  schema   " + table.schema().asStruct());
       System.out.println("  spec     " + table.spec());
-      System.out.println("  snapshots " + java.util.stream.StreamSupport.stream(table.snapshots().spliterator(), false).count()
-          + ", current: " + table.currentSnapshot().summary().get("total-records") + " records in "
-          + table.currentSnapshot().summary().get("total-data-files") + " data files");
+      System.out.println(
+          "  snapshots "
+              + java.util.stream.StreamSupport.stream(table.snapshots().spliterator(), false)
+                  .count()
+              + ", current: "
+              + table.currentSnapshot().summary().get("total-records")
+              + " records in "
+              + table.currentSnapshot().summary().get("total-data-files")
+              + " data files");
       Map<String, long[]> byCustomer = new java.util.TreeMap<>();
       long rows = 0;
       try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
@@ -303,16 +406,26 @@ public final class Demo {
           Record kafka = (Record) r.getField("kafka");
           String value = utf8((ByteBuffer) r.getField("value"));
           if (rows < 5) {
-            System.out.println("  offset " + kafka.getField("offset") + "  key " + utf8((ByteBuffer) r.getField("key"))
-                + "  value " + value);
+            System.out.println(
+                "  offset "
+                    + kafka.getField("offset")
+                    + "  key "
+                    + utf8((ByteBuffer) r.getField("key"))
+                    + "  value "
+                    + value);
           }
           String customer = value.replaceAll(".*\"customer\":\"([^\"]*)\".*", "$1");
           byCustomer.computeIfAbsent(customer, c -> new long[1])[0]++;
           rows++;
         }
       }
-      System.out.println("  rows " + rows + "; orders per customer " + byCustomer.entrySet().stream()
-          .map(e -> e.getKey() + "=" + e.getValue()[0]).toList());
+      System.out.println(
+          "  rows "
+              + rows
+              + "; orders per customer "
+              + byCustomer.entrySet().stream()
+                  .map(e -> e.getKey() + "=" + e.getValue()[0])
+                  .toList());
     }
   }
 
@@ -326,7 +439,8 @@ public final class Demo {
   }
 
   static Table findTable(JdbcCatalog catalog, Properties server) {
-    Namespace ns = Namespace.of(server.getProperty("rsm.config.table.namespace", "kafka").split("\\."));
+    Namespace ns =
+        Namespace.of(server.getProperty("rsm.config.table.namespace", "kafka").split("\\."));
     for (TableIdentifier id : catalog.listTables(ns)) {
       Table t = catalog.loadTable(id);
       if (TOPIC.equals(t.properties().get("kafka.topic"))) {
@@ -343,7 +457,8 @@ public final class Demo {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     AtomicLong bytes = new AtomicLong();
-    try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       for (int i = 0; i < RECORDS; i++) {
         String value = order(i);
         bytes.addAndGet(value.length());
@@ -354,17 +469,25 @@ public final class Demo {
     return bytes.get();
   }
 
-  /** A JSON order; deterministic in i, so the consumer can check each record. ~300 bytes, so ~6 MiB in all. */
+  /**
+   * A JSON order; deterministic in i, so the consumer can check each record. ~300 bytes, so ~6 MiB
+   * in all.
+   */
   static String order(int i) {
     Random r = new Random(i);
     StringBuilder note = new StringBuilder();
     for (int k = 0; k < 12; k++) {
       note.append(Integer.toHexString(r.nextInt()));
     }
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "{\"order_id\":%d,\"customer\":\"%s\",\"item\":\"%s\",\"quantity\":%d,\"amount\":%.2f,\"note\":\"%s\"}",
-        i, CUSTOMERS[r.nextInt(CUSTOMERS.length)], ITEMS[r.nextInt(ITEMS.length)], 1 + r.nextInt(20),
-        r.nextInt(100_000) / 100.0, note);
+        i,
+        CUSTOMERS[r.nextInt(CUSTOMERS.length)],
+        ITEMS[r.nextInt(ITEMS.length)],
+        1 + r.nextInt(20),
+        r.nextInt(100_000) / 100.0,
+        note);
   }
 
   /** {records read, of them below earliestLocal, not matching what was produced}. */
@@ -373,7 +496,8 @@ public final class Demo {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     long[] counts = new long[3];
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
       consumer.assign(List.of(tp));
       consumer.seekToBeginning(List.of(tp));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -417,12 +541,22 @@ public final class Demo {
   }
 
   private static long offset(Admin admin, TopicPartition tp, OffsetSpec spec) throws Exception {
-    return admin.listOffsets(Map.of(tp, spec)).partitionResult(tp).get(10, TimeUnit.SECONDS).offset();
+    return admin
+        .listOffsets(Map.of(tp, spec))
+        .partitionResult(tp)
+        .get(10, TimeUnit.SECONDS)
+        .offset();
   }
 
   private static long localBytes(Admin admin, TopicPartition tp) throws Exception {
     long total = 0;
-    for (var dir : admin.describeLogDirs(List.of(1)).allDescriptions().get(10, TimeUnit.SECONDS).get(1).values()) {
+    for (var dir :
+        admin
+            .describeLogDirs(List.of(1))
+            .allDescriptions()
+            .get(10, TimeUnit.SECONDS)
+            .get(1)
+            .values()) {
       ReplicaInfo info = dir.replicaInfos().get(tp);
       if (info != null) {
         total += info.size();

@@ -12,9 +12,9 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * Files for a local S3Proxy + one-node KRaft broker: the S3Proxy properties, and the broker's server.properties
- * made from the shipped broker-config/server.properties with the ports, directories and plugin folder of this run
- * (plus, for tests, faster task intervals).
+ * Files for a local S3Proxy + one-node KRaft broker: the S3Proxy properties, and the broker's
+ * server.properties made from the shipped broker-config/server.properties with the ports,
+ * directories and plugin folder of this run (plus, for tests, faster task intervals).
  */
 public final class LocalStack {
   public static final String ACCESS_KEY = "floe";
@@ -23,7 +23,9 @@ public final class LocalStack {
 
   private LocalStack() {}
 
-  /** S3Proxy on 127.0.0.1:port, filesystem blob store under dir/s3 with the bucket already there. */
+  /**
+   * S3Proxy on 127.0.0.1:port, filesystem blob store under dir/s3 with the bucket already there.
+   */
   public static Path writeS3ProxyConfig(Path dir, int port) throws IOException {
     Path base = dir.resolve("s3");
     Files.createDirectories(base.resolve(BUCKET));
@@ -36,26 +38,34 @@ public final class LocalStack {
     p.setProperty("jclouds.filesystem.basedir", base.toAbsolutePath().toString());
     Path file = dir.resolve("s3proxy.properties");
     store(p, file);
-    Files.writeString(dir.resolve("s3proxy-logback.xml"),
+    Files.writeString(
+        dir.resolve("s3proxy-logback.xml"),
         "<configuration>\n"
             + "  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n"
             + "    <encoder><pattern>%d %-5level %logger{36} - %msg%n</pattern></encoder>\n"
             + "  </appender>\n"
             + "  <root level=\"WARN\"><appender-ref ref=\"OUT\"/></root>\n"
-            + "</configuration>\n", StandardCharsets.UTF_8);
+            + "</configuration>\n",
+        StandardCharsets.UTF_8);
     return file;
   }
 
   /** JVM flags for S3Proxy written by {@link #writeS3ProxyConfig}. */
   public static List<String> s3ProxyJvmArgs(Path dir) {
-    return List.of("-Xmx256m", "-Dlogback.configurationFile=" + dir.resolve("s3proxy-logback.xml").toAbsolutePath());
+    return List.of(
+        "-Xmx256m",
+        "-Dlogback.configurationFile=" + dir.resolve("s3proxy-logback.xml").toAbsolutePath());
   }
 
-  /** JVM flags for a broker: heap and a log4j2 config that logs to stdout in Kafka's own pattern. */
+  /**
+   * JVM flags for a broker: heap and a log4j2 config that logs to stdout in Kafka's own pattern.
+   */
   public static List<String> brokerJvmArgs(Path dir) throws IOException {
     Path log4j = dir.resolve("log4j2.properties");
-    Files.writeString(log4j,
-        String.join("\n",
+    Files.writeString(
+        log4j,
+        String.join(
+            "\n",
             "status = warn",
             "appender.out.type = Console",
             "appender.out.name = OUT",
@@ -65,23 +75,33 @@ public final class LocalStack {
             "rootLogger.appenderRef.out.ref = OUT",
             "logger.floe.name = io.floe",
             "logger.floe.level = INFO",
-            ""), StandardCharsets.UTF_8);
-    return List.of("-Xmx1g", "-XX:+UseParallelGC", "-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
+            ""),
+        StandardCharsets.UTF_8);
+    return List.of(
+        "-Xmx1g", "-XX:+UseParallelGC", "-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
   }
 
   /**
-   * The broker's server.properties: the shipped one with this run's ports, log dir, catalog file, S3 endpoint and
-   * plugin folder, then {@code extra} on top.
+   * The broker's server.properties: the shipped one with this run's ports, log dir, catalog file,
+   * S3 endpoint and plugin folder, then {@code extra} on top.
    */
   public static Path writeBrokerConfig(
-      Path shipped, Path dir, int brokerPort, int controllerPort, int s3Port, Path pluginDir,
-      Map<String, String> extra) throws IOException {
+      Path shipped,
+      Path dir,
+      int brokerPort,
+      int controllerPort,
+      int s3Port,
+      Path pluginDir,
+      Map<String, String> extra)
+      throws IOException {
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(shipped, StandardCharsets.UTF_8)) {
       p.load(r);
     }
     Map<String, String> o = new TreeMap<>();
-    o.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    o.put(
+        "listeners",
+        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
     o.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
     o.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
     o.put("log.dirs", dir.resolve("kraft-logs").toAbsolutePath().toString());
@@ -108,7 +128,10 @@ public final class LocalStack {
         "rlmm.config.remote.log.metadata.topic.num.partitions", "1");
   }
 
-  /** The catalog properties of a broker config, as the plugin gets them (rsm.config.iceberg.* less the prefix). */
+  /**
+   * The catalog properties of a broker config, as the plugin gets them (rsm.config.iceberg.* less
+   * the prefix).
+   */
   public static Map<String, String> catalogProperties(Path serverProperties) throws IOException {
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(serverProperties, StandardCharsets.UTF_8)) {
@@ -124,7 +147,8 @@ public final class LocalStack {
   }
 
   /** A rsm.config.* value of a broker config (e.g. catalog.name), or the default. */
-  public static String rsmConfig(Path serverProperties, String key, String dflt) throws IOException {
+  public static String rsmConfig(Path serverProperties, String key, String dflt)
+      throws IOException {
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(serverProperties, StandardCharsets.UTF_8)) {
       p.load(r);

@@ -44,18 +44,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A Kafka 4.4.0 broker process with the installed plugin is stopped (SIGTERM) and started again on the same data
- * directory, as an operator restarts it. The new process serves the tiered records from the Iceberg table, goes on
- * tiering from where the old one stopped, and copies no segment twice: the snapshots from before the restart are
- * kept, each segment's offsets are in exactly one snapshot, and the table holds every offset once.
+ * A Kafka 4.4.0 broker process with the installed plugin is stopped (SIGTERM) and started again on
+ * the same data directory, as an operator restarts it. The new process serves the tiered records
+ * from the Iceberg table, goes on tiering from where the old one stopped, and copies no segment
+ * twice: the snapshots from before the restart are kept, each segment's offsets are in exactly one
+ * snapshot, and the table holds every offset once.
  */
 class ChildProcessRestartTest {
   private static final Path WORK =
       Path.of(System.getProperty("floe.install.work", "target/install-test")).resolve("restart");
   private static final Path SHIPPED_CONFIG =
-      Path.of(System.getProperty("floe.install.server-properties", "../../broker-config/server.properties"));
-  private static final Path PLUGIN_DIR = Path.of(System.getProperty("floe.install.dist", "../floe-dist/target/floe-dist"));
-  private static final Path S3PROXY_LIBS = Path.of(System.getProperty("floe.install.s3proxy", "../s3proxy/target/libs"));
+      Path.of(
+          System.getProperty(
+              "floe.install.server-properties", "../../broker-config/server.properties"));
+  private static final Path PLUGIN_DIR =
+      Path.of(System.getProperty("floe.install.dist", "../floe-dist/target/floe-dist"));
+  private static final Path S3PROXY_LIBS =
+      Path.of(System.getProperty("floe.install.s3proxy", "../s3proxy/target/libs"));
   private static final String KAFKA = "4.4.0";
   private static final String TOPIC = "restart-events";
   private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
@@ -75,45 +80,82 @@ class ChildProcessRestartTest {
     int s3Port = ChildJvm.freePort();
     Path s3Dir = WORK.resolve("s3proxy");
     Path s3Config = LocalStack.writeS3ProxyConfig(s3Dir, s3Port);
-    try (ChildJvm s3proxy = ChildJvm.start("S3Proxy", S3PROXY_LIBS, LocalStack.s3ProxyJvmArgs(s3Dir),
-        "org.gaul.s3proxy.Main", List.of("--properties", s3Config.toAbsolutePath().toString()),
-        s3Dir.resolve("s3proxy.log"))) {
-      await("S3Proxy listening").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-        s3proxy.checkAlive();
-        try (var socket = new java.net.Socket("127.0.0.1", s3Port)) {
-          return true;
-        } catch (IOException notYet) {
-          return false;
-        }
-      });
+    try (ChildJvm s3proxy =
+        ChildJvm.start(
+            "S3Proxy",
+            S3PROXY_LIBS,
+            LocalStack.s3ProxyJvmArgs(s3Dir),
+            "org.gaul.s3proxy.Main",
+            List.of("--properties", s3Config.toAbsolutePath().toString()),
+            s3Dir.resolve("s3proxy.log"))) {
+      await("S3Proxy listening")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                s3proxy.checkAlive();
+                try (var socket = new java.net.Socket("127.0.0.1", s3Port)) {
+                  return true;
+                } catch (IOException notYet) {
+                  return false;
+                }
+              });
 
       Path dir = WORK.resolve("kafka");
       brokerPort = ChildJvm.freePort();
       Map<String, String> extra = new HashMap<>(LocalStack.fastTiering());
       extra.put("rsm.config.iceberg.warehouse", "s3://" + LocalStack.BUCKET + "/restart");
-      Path serverProperties = LocalStack.writeBrokerConfig(
-          SHIPPED_CONFIG, dir, brokerPort, ChildJvm.freePort(), s3Port, PLUGIN_DIR, extra);
+      Path serverProperties =
+          LocalStack.writeBrokerConfig(
+              SHIPPED_CONFIG, dir, brokerPort, ChildJvm.freePort(), s3Port, PLUGIN_DIR, extra);
       List<String> jvm = LocalStack.brokerJvmArgs(dir);
-      String clusterId = ChildJvm.run("StorageTool random-uuid", kafkaLibs, jvm, "kafka.tools.StorageTool",
-          List.of("random-uuid"), dir.resolve("random-uuid.log"), 60).strip().lines().reduce((a, b) -> b).orElseThrow();
-      ChildJvm.run("StorageTool format", kafkaLibs, jvm, "kafka.tools.StorageTool",
-          List.of("format", "-t", clusterId.strip(), "-c", serverProperties.toString(), "--standalone"),
-          dir.resolve("format.log"), 60);
+      String clusterId =
+          ChildJvm.run(
+                  "StorageTool random-uuid",
+                  kafkaLibs,
+                  jvm,
+                  "kafka.tools.StorageTool",
+                  List.of("random-uuid"),
+                  dir.resolve("random-uuid.log"),
+                  60)
+              .strip()
+              .lines()
+              .reduce((a, b) -> b)
+              .orElseThrow();
+      ChildJvm.run(
+          "StorageTool format",
+          kafkaLibs,
+          jvm,
+          "kafka.tools.StorageTool",
+          List.of(
+              "format", "-t", clusterId.strip(), "-c", serverProperties.toString(), "--standalone"),
+          dir.resolve("format.log"),
+          60);
 
       long tiered;
       List<Copy> copiesBefore;
       ChildJvm broker = startBroker(kafkaLibs, jvm, serverProperties, dir, "broker-1.log");
       try (Admin admin = admin()) {
         awaitReady(admin, broker);
-        admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(Map.of(
-            "remote.storage.enable", "true",
-            "segment.bytes", "1048576",
-            "local.retention.ms", "1000",
-            "retention.ms", "-1")))).all().get(30, TimeUnit.SECONDS);
+        admin
+            .createTopics(
+                List.of(
+                    new NewTopic(TOPIC, 1, (short) 1)
+                        .configs(
+                            Map.of(
+                                "remote.storage.enable", "true",
+                                "segment.bytes", "1048576",
+                                "local.retention.ms", "1000",
+                                "retention.ms", "-1"))))
+            .all()
+            .get(30, TimeUnit.SECONDS);
         produce(250);
-        // Stop with no copy in flight: a copy cut short after its commit is, by design, copied again.
+        // Stop with no copy in flight: a copy cut short after its commit is, by design, copied
+        // again.
         tiered = awaitAllTiered(admin, broker);
-        await("local log past the tiered part").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250))
+        await("local log past the tiered part")
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofMillis(250))
             .until(() -> offset(admin, OffsetSpec.earliestLocal()) > tiered);
         copiesBefore = copies(serverProperties);
         consumeAndCheck(tiered);
@@ -121,65 +163,96 @@ class ChildProcessRestartTest {
         broker.stop(60);
       }
       assertThat(broker.isAlive()).isFalse();
-      assertThat(ChildProcessBrokerTest.floeErrors(broker.output())).as("Floe errors in " + broker.log()).isEmpty();
+      assertThat(ChildProcessBrokerTest.floeErrors(broker.output()))
+          .as("Floe errors in " + broker.log())
+          .isEmpty();
 
       broker = startBroker(kafkaLibs, jvm, serverProperties, dir, "broker-2.log");
       try (Admin admin = admin()) {
         awaitReady(admin, broker);
-        await("the restarted broker knows what is tiered").atMost(Duration.ofMinutes(2))
-            .pollInterval(Duration.ofMillis(250)).until(() -> offset(admin, OffsetSpec.latestTiered()) >= tiered);
+        await("the restarted broker knows what is tiered")
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofMillis(250))
+            .until(() -> offset(admin, OffsetSpec.latestTiered()) >= tiered);
         assertThat(offset(admin, OffsetSpec.earliestLocal())).isGreaterThan(tiered);
         consumeAndCheck(tiered);
 
         produce(120);
         long end = awaitAllTiered(admin, broker);
         List<Copy> copiesAfter = copies(serverProperties);
-        assertThat(copiesAfter.subList(0, copiesBefore.size())).as("copies from before the restart")
+        assertThat(copiesAfter.subList(0, copiesBefore.size()))
+            .as("copies from before the restart")
             .isEqualTo(copiesBefore);
         long next = 0;
         for (Copy c : copiesAfter.stream().sorted(Comparator.comparingLong(Copy::start)).toList()) {
-          assertThat(c.start()).as("start of %s in %s (a segment copied twice?)", c, copiesAfter).isEqualTo(next);
+          assertThat(c.start())
+              .as("start of %s in %s (a segment copied twice?)", c, copiesAfter)
+              .isEqualTo(next);
           next = c.end() + 1;
         }
         assertThat(next - 1).as("offsets the table holds").isEqualTo(end);
-        assertThat(rowOffsets(serverProperties)).as("offsets of the table's rows")
+        assertThat(rowOffsets(serverProperties))
+            .as("offsets of the table's rows")
             .isEqualTo(LongStream.rangeClosed(0, end).boxed().toList());
         assertThat(broker.output()).contains("Floe RSM on broker");
-        assertThat(ChildProcessBrokerTest.floeErrors(broker.output())).as("Floe errors in " + broker.log()).isEmpty();
+        assertThat(ChildProcessBrokerTest.floeErrors(broker.output()))
+            .as("Floe errors in " + broker.log())
+            .isEmpty();
       } finally {
         broker.stop(60);
       }
     }
   }
 
-  private static ChildJvm startBroker(Path libs, List<String> jvm, Path config, Path dir, String log)
-      throws IOException {
-    return ChildJvm.start("Kafka " + KAFKA + " broker", libs, jvm, "kafka.Kafka", List.of(config.toString()),
+  private static ChildJvm startBroker(
+      Path libs, List<String> jvm, Path config, Path dir, String log) throws IOException {
+    return ChildJvm.start(
+        "Kafka " + KAFKA + " broker",
+        libs,
+        jvm,
+        "kafka.Kafka",
+        List.of(config.toString()),
         dir.resolve(log));
   }
 
   private Admin admin() {
-    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + brokerPort,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000));
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+            "127.0.0.1:" + brokerPort,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            10_000,
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+            5_000));
   }
 
   private static void awaitReady(Admin admin, ChildJvm broker) {
-    await("broker ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
+    await("broker ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(250))
         .ignoreExceptionsMatching(e -> !(e instanceof IllegalStateException))
-        .until(() -> {
-          broker.checkAlive();
-          return !admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty();
-        });
+        .until(
+            () -> {
+              broker.checkAlive();
+              return !admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty();
+            });
   }
 
-  /** Awaits Kafka tiering everything (local retention rolls an idle active segment) and returns the last offset. */
+  /**
+   * Awaits Kafka tiering everything (local retention rolls an idle active segment) and returns the
+   * last offset.
+   */
   private static long awaitAllTiered(Admin admin, ChildJvm broker) {
     long[] tiered = {-1};
-    await("everything tiered").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      broker.checkAlive();
-      tiered[0] = offset(admin, OffsetSpec.latestTiered());
-      return tiered[0] >= 0 && tiered[0] == offset(admin, OffsetSpec.latest()) - 1;
-    });
+    await("everything tiered")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () -> {
+              broker.checkAlive();
+              tiered[0] = offset(admin, OffsetSpec.latestTiered());
+              return tiered[0] >= 0 && tiered[0] == offset(admin, OffsetSpec.latest()) - 1;
+            });
     return tiered[0];
   }
 
@@ -207,16 +280,22 @@ class ChildProcessRestartTest {
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.assign(List.of(TP));
       consumer.seek(TP, 0);
-      await("offsets 0.." + to).atMost(Duration.ofSeconds(90)).pollInterval(Duration.ZERO).until(() -> {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          if (r.offset() <= to) {
-            assertThat(r.offset()).isEqualTo(next[0]++);
-            assertThat(r.key()).as("key at %d", r.offset()).isEqualTo(key(r.offset()));
-            assertThat(r.value()).as("value at %d", r.offset()).isEqualTo(value(r.offset()));
-          }
-        }
-        return consumer.position(TP) > to;
-      });
+      await("offsets 0.." + to)
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ZERO)
+          .until(
+              () -> {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                  if (r.offset() <= to) {
+                    assertThat(r.offset()).isEqualTo(next[0]++);
+                    assertThat(r.key()).as("key at %d", r.offset()).isEqualTo(key(r.offset()));
+                    assertThat(r.value())
+                        .as("value at %d", r.offset())
+                        .isEqualTo(value(r.offset()));
+                  }
+                }
+                return consumer.position(TP) > to;
+              });
     }
     assertThat(next[0]).isEqualTo(to + 1);
   }
@@ -232,7 +311,11 @@ class ChildProcessRestartTest {
   }
 
   private static long offset(Admin admin, OffsetSpec spec) throws Exception {
-    return admin.listOffsets(Map.of(TP, spec)).partitionResult(TP).get(10, TimeUnit.SECONDS).offset();
+    return admin
+        .listOffsets(Map.of(TP, spec))
+        .partitionResult(TP)
+        .get(10, TimeUnit.SECONDS)
+        .offset();
   }
 
   /** The copy snapshots in the history of the topic table's current snapshot, in commit order. */
@@ -240,12 +323,17 @@ class ChildProcessRestartTest {
     try (JdbcCatalog catalog = catalog(serverProperties)) {
       Table table = table(catalog, serverProperties);
       List<Copy> out = new ArrayList<>();
-      for (Snapshot s = table.currentSnapshot(); s != null;
-           s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      for (Snapshot s = table.currentSnapshot();
+          s != null;
+          s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
         Map<String, String> summary = s.summary();
         if (summary.containsKey("floe.start-offset")) {
-          out.add(0, new Copy(Long.parseLong(summary.get("floe.start-offset")),
-              Long.parseLong(summary.get("floe.end-offset")), summary.get("floe.segment-id")));
+          out.add(
+              0,
+              new Copy(
+                  Long.parseLong(summary.get("floe.start-offset")),
+                  Long.parseLong(summary.get("floe.end-offset")),
+                  summary.get("floe.segment-id")));
         }
       }
       return out;
@@ -255,7 +343,8 @@ class ChildProcessRestartTest {
   private static List<Long> rowOffsets(Path serverProperties) throws Exception {
     try (JdbcCatalog catalog = catalog(serverProperties)) {
       List<Long> offsets = new ArrayList<>();
-      try (CloseableIterable<Record> rows = IcebergGenerics.read(table(catalog, serverProperties)).build()) {
+      try (CloseableIterable<Record> rows =
+          IcebergGenerics.read(table(catalog, serverProperties)).build()) {
         for (Record row : rows) {
           offsets.add((Long) ((Record) row.getField("kafka")).getField("offset"));
         }
@@ -274,7 +363,9 @@ class ChildProcessRestartTest {
   }
 
   private static Table table(JdbcCatalog catalog, Path serverProperties) throws IOException {
-    Namespace ns = Namespace.of(LocalStack.rsmConfig(serverProperties, "table.namespace", "kafka").split("\\."));
+    Namespace ns =
+        Namespace.of(
+            LocalStack.rsmConfig(serverProperties, "table.namespace", "kafka").split("\\."));
     for (TableIdentifier id : catalog.listTables(ns)) {
       Table table = catalog.loadTable(id);
       if (TOPIC.equals(table.properties().get("kafka.topic"))) {

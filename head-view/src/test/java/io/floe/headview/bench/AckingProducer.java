@@ -10,9 +10,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Produces JSON-like records of a fixed size round-robin over a topic's partitions (acks=all) and remembers, per
- * partition, the highest acknowledged offset. The bench is the topic's only producer and nothing is transactional,
- * so every offset up to that one exists in the log.
+ * Produces JSON-like records of a fixed size round-robin over a topic's partitions (acks=all) and
+ * remembers, per partition, the highest acknowledged offset. The bench is the topic's only producer
+ * and nothing is transactional, so every offset up to that one exists in the log.
  */
 final class AckingProducer implements AutoCloseable {
   private final KafkaProducer<byte[], byte[]> producer;
@@ -25,10 +25,21 @@ final class AckingProducer implements AutoCloseable {
   private long sent;
 
   AckingProducer(String bootstrap, String topic, int partitions, int recordBytes) {
-    this.producer = new KafkaProducer<>(
-        Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", "5", "batch.size", "262144",
-            "compression.type", "none"),
-        new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer =
+        new KafkaProducer<>(
+            Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "acks",
+                "all",
+                "linger.ms",
+                "5",
+                "batch.size",
+                "262144",
+                "compression.type",
+                "none"),
+            new ByteArraySerializer(),
+            new ByteArraySerializer());
     this.topic = topic;
     this.partitions = partitions;
     this.recordBytes = recordBytes;
@@ -43,7 +54,10 @@ final class AckingProducer implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       int p = (int) (sent++ % partitions);
       producer.send(
-          new ProducerRecord<>(topic, p, ("user-" + rnd.nextInt(10_000)).getBytes(StandardCharsets.UTF_8),
+          new ProducerRecord<>(
+              topic,
+              p,
+              ("user-" + rnd.nextInt(10_000)).getBytes(StandardCharsets.UTF_8),
               value(sent)),
           (md, e) -> {
             if (e != null) {
@@ -70,10 +84,18 @@ final class AckingProducer implements AutoCloseable {
 
   private byte[] value(long id) {
     StringBuilder sb = new StringBuilder(recordBytes + 64);
-    sb.append("{\"id\":").append(id).append(",\"type\":\"").append(rnd.nextBoolean() ? "order" : "refund")
-        .append("\",\"amount\":").append(rnd.nextInt(100_000) / 100.0).append(",\"items\":[");
+    sb.append("{\"id\":")
+        .append(id)
+        .append(",\"type\":\"")
+        .append(rnd.nextBoolean() ? "order" : "refund")
+        .append("\",\"amount\":")
+        .append(rnd.nextInt(100_000) / 100.0)
+        .append(",\"items\":[");
     while (sb.length() < recordBytes) {
-      sb.append("{\"sku\":\"SKU-").append(rnd.nextInt(5000)).append("\",\"qty\":").append(1 + rnd.nextInt(5))
+      sb.append("{\"sku\":\"SKU-")
+          .append(rnd.nextInt(5000))
+          .append("\",\"qty\":")
+          .append(1 + rnd.nextInt(5))
           .append("},");
     }
     return sb.substring(0, recordBytes).getBytes(StandardCharsets.UTF_8);

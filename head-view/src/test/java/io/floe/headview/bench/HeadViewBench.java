@@ -47,22 +47,25 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 
 /**
- * The head view's loadTable latency against real parts in one process: an in-process KRaft broker, a JdbcCatalog on
- * SQLite with a local warehouse, the real {@link HeadViewServer} over HTTP, each response parsed the way Iceberg's
- * REST client parses it ({@link LoadTableResponseParser}). Phases:
+ * The head view's loadTable latency against real parts in one process: an in-process KRaft broker,
+ * a JdbcCatalog on SQLite with a local warehouse, the real {@link HeadViewServer} over HTTP, each
+ * response parsed the way Iceberg's REST client parses it ({@link LoadTableResponseParser}).
+ * Phases:
  *
  * <ol>
- *   <li>cold: the first build of a head of N records (a service warmed up on another topic, empty cache);
+ *   <li>cold: the first build of a head of N records (a service warmed up on another topic, empty
+ *       cache);
  *   <li>unchanged: loads with nothing new;
  *   <li>warm: loads of the N-record head with 100 records produced (acknowledged) before each;
  *   <li>incremental: the same with 1,000 records before each;
- *   <li>live: a producer running meanwhile and the real table tiering chunks of the head every third load; every
- *       load's table is read back (Iceberg generic reader) and checked against what was acknowledged before its
- *       loadTable began: missed and duplicate offsets.
+ *   <li>live: a producer running meanwhile and the real table tiering chunks of the head every
+ *       third load; every load's table is read back (Iceberg generic reader) and checked against
+ *       what was acknowledged before its loadTable began: missed and duplicate offsets.
  * </ol>
  *
- * Baselines in the same run: a plain read_committed KafkaConsumer reading the same N records, and a plain
- * JdbcCatalog loadTable of the real table. The figures are merged into the report JSON under {@code head_view}.
+ * Baselines in the same run: a plain read_committed KafkaConsumer reading the same N records, and a
+ * plain JdbcCatalog loadTable of the real table. The figures are merged into the report JSON under
+ * {@code head_view}.
  *
  * <p>Arguments: report path, "quick" or "full".
  */
@@ -72,13 +75,21 @@ public final class HeadViewBench {
   private static final String TOPIC = "bench_head";
   private static final String WARMUP_TOPIC = "bench_warmup";
 
-  private record Plan(int headRecords, int tieredRecords, int colds, int unchanged, int warm, int incremental,
-      int live, int tierChunk) {}
+  private record Plan(
+      int headRecords,
+      int tieredRecords,
+      int colds,
+      int unchanged,
+      int warm,
+      int incremental,
+      int live,
+      int tierChunk) {}
 
   private final Plan plan;
   private final Path dir;
   private final Map<String, Object> figures = new LinkedHashMap<>();
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final Map<String, Map<String, Samples>> serverPhases = new LinkedHashMap<>();
   private KafkaClusterTestKit kafka;
   private final TestCatalogs.Storage storage;
@@ -98,13 +109,16 @@ public final class HeadViewBench {
   public static void main(String[] args) throws Exception {
     Path report = Path.of(args.length > 0 ? args[0] : "target/bench/report.json");
     boolean quick = args.length > 1 && args[1].equals("quick");
-    Plan plan = quick
-        ? new Plan(20_000, 2_000, 2, 10, 20, 20, 9, 1_000)
-        : new Plan(100_000, 8_000, 3, 30, 60, 60, 21, 4_000);
+    Plan plan =
+        quick
+            ? new Plan(20_000, 2_000, 2, 10, 20, 20, 9, 1_000)
+            : new Plan(100_000, 8_000, 3, 30, 60, 60, 21, 4_000);
     Path dir = Files.createTempDirectory("floe-head-bench");
-    // -Dbench.storage=s3: the warehouse on S3Proxy (127.0.0.1, in this JVM) instead of the local filesystem
-    TestCatalogs.Storage storage = TestCatalogs.Storage.valueOf(
-        System.getProperty("bench.storage", "local").toUpperCase(Locale.ROOT));
+    // -Dbench.storage=s3: the warehouse on S3Proxy (127.0.0.1, in this JVM) instead of the local
+    // filesystem
+    TestCatalogs.Storage storage =
+        TestCatalogs.Storage.valueOf(
+            System.getProperty("bench.storage", "local").toUpperCase(Locale.ROOT));
     HeadViewBench bench = new HeadViewBench(plan, dir, storage);
     String loadBefore = loadAverage();
     long started = System.nanoTime();
@@ -114,7 +128,8 @@ public final class HeadViewBench {
       bench.close();
     }
     bench.figures.put("mode", quick ? "quick" : "full");
-    bench.figures.put("warehouse", storage == TestCatalogs.Storage.S3 ? "s3proxy" : "local filesystem");
+    bench.figures.put(
+        "warehouse", storage == TestCatalogs.Storage.S3 ? "s3proxy" : "local filesystem");
     bench.figures.put("load_average_before", loadBefore);
     bench.figures.put("load_average_after", loadAverage());
     bench.figures.put("bench_seconds", Samples.round((System.nanoTime() - started) / 1e9));
@@ -134,7 +149,10 @@ public final class HeadViewBench {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
       // Topic ids from the create response: a describe right after may not find the topic yet.
       CreateTopicsResult created =
-          admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1), new NewTopic(WARMUP_TOPIC, 1, (short) 1)));
+          admin.createTopics(
+              List.of(
+                  new NewTopic(TOPIC, PARTITIONS, (short) 1),
+                  new NewTopic(WARMUP_TOPIC, 1, (short) 1)));
       created.all().get();
       topicId = created.topicId(TOPIC).get().toString();
       tables.resolve(WARMUP_TOPIC, created.topicId(WARMUP_TOPIC).get().toString());
@@ -142,10 +160,13 @@ public final class HeadViewBench {
     real = tables.resolve(TOPIC, topicId);
     io = real.io();
 
-    try (AckingProducer producer = new AckingProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, RECORD_BYTES);
-        AckingProducer warmupProducer = new AckingProducer(kafka.bootstrapServers(), WARMUP_TOPIC, 1, RECORD_BYTES);
+    try (AckingProducer producer =
+            new AckingProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, RECORD_BYTES);
+        AckingProducer warmupProducer =
+            new AckingProducer(kafka.bootstrapServers(), WARMUP_TOPIC, 1, RECORD_BYTES);
         Tierer tierer = new Tierer(kafka.bootstrapServers(), TOPIC)) {
-      // A committed part first, so the head starts at a boundary the snapshot gives, not at offset 0.
+      // A committed part first, so the head starts at a boundary the snapshot gives, not at offset
+      // 0.
       producer.produce(plan.tieredRecords());
       for (int p = 0; p < PARTITIONS; p++) {
         tiered[p] = producer.acked()[p] + 1;
@@ -184,7 +205,7 @@ public final class HeadViewBench {
       figures.put("cold_phases_ms", phaseFigures(coldPhases));
       figures.put("cold_response_bytes", last.bytes());
 
-      Samples unchanged = measure(plan.unchanged(), () -> { }, "unchanged");
+      Samples unchanged = measure(plan.unchanged(), () -> {}, "unchanged");
       figures.put("unchanged_p50_ms_100k", Samples.round(unchanged.p50()));
       figures.put("unchanged_p99_ms_100k", Samples.round(unchanged.p99()));
 
@@ -192,10 +213,12 @@ public final class HeadViewBench {
       figures.put("load_table_p50_ms_100k", Samples.round(warm.p50()));
       figures.put("load_table_p99_ms_100k", Samples.round(warm.p99()));
 
-      Samples incremental = measure(plan.incremental(), () -> producer.produce(1_000), "incremental");
+      Samples incremental =
+          measure(plan.incremental(), () -> producer.produce(1_000), "incremental");
       figures.put("incremental_p50_ms", Samples.round(incremental.p50()));
       figures.put("incremental_p99_ms", Samples.round(incremental.p99()));
-      serverPhases.forEach((what, phases) -> figures.put(what + "_phases_p50_ms", phaseFigures(phases)));
+      serverPhases.forEach(
+          (what, phases) -> figures.put(what + "_phases_p50_ms", phaseFigures(phases)));
       figures.put("last_response_bytes", load(TOPIC).bytes());
 
       live(producer, tierer, coldCheck);
@@ -220,22 +243,26 @@ public final class HeadViewBench {
   }
 
   /**
-   * Loads while a producer runs and the real table tiers a chunk of each partition before every third load; every
-   * returned table is checked against the offsets acknowledged before its loadTable began.
+   * Loads while a producer runs and the real table tiers a chunk of each partition before every
+   * third load; every returned table is checked against the offsets acknowledged before its
+   * loadTable began.
    */
   private void live(AckingProducer producer, Tierer tierer, Check coldCheck) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicReference<Exception> failure = new AtomicReference<>();
-    Thread background = new Thread(() -> {
-      try {
-        while (!stop.get()) {
-          producer.produce(50);
-          Thread.sleep(25); // pacing (~2,000 records/s), not waiting for a condition
-        }
-      } catch (Exception e) {
-        failure.compareAndSet(null, e);
-      }
-    }, "bench-producer");
+    Thread background =
+        new Thread(
+            () -> {
+              try {
+                while (!stop.get()) {
+                  producer.produce(50);
+                  Thread.sleep(25); // pacing (~2,000 records/s), not waiting for a condition
+                }
+              } catch (Exception e) {
+                failure.compareAndSet(null, e);
+              }
+            },
+            "bench-producer");
     background.start();
     Samples liveLoads = new Samples();
     Samples afterTier = new Samples();
@@ -256,7 +283,8 @@ public final class HeadViewBench {
         long[] before = producer.acked();
         Load l = load(TOPIC);
         (tier ? afterTier : liveLoads).add(l.ms());
-        Map<String, Samples> phases = serverPhases.computeIfAbsent(tier ? "after_tier" : "live", x -> new LinkedHashMap<>());
+        Map<String, Samples> phases =
+            serverPhases.computeIfAbsent(tier ? "after_tier" : "live", x -> new LinkedHashMap<>());
         l.phases().forEach((k, v) -> phases.computeIfAbsent(k, x -> new Samples()).add(v));
         Check c = check(l.table(), before);
         missed += c.missed();
@@ -270,7 +298,8 @@ public final class HeadViewBench {
     if (failure.get() != null) {
       throw failure.get();
     }
-    System.out.printf(Locale.ROOT, "%-12s %s%n%-12s %s%n", "live", liveLoads, "after-tier", afterTier);
+    System.out.printf(
+        Locale.ROOT, "%-12s %s%n%-12s %s%n", "live", liveLoads, "after-tier", afterTier);
     figures.put("live_p50_ms", Samples.round(liveLoads.p50()));
     figures.put("live_p99_ms", Samples.round(liveLoads.p99()));
     figures.put("after_tier_p50_ms", Samples.round(afterTier.p50()));
@@ -285,8 +314,14 @@ public final class HeadViewBench {
 
   /** A plain consumer reading the same head, and a plain catalog load of the real table. */
   private void baselines(long[] acked) throws Exception {
-    Map<String, Object> props = Map.of("bootstrap.servers", kafka.bootstrapServers(),
-        "isolation.level", "read_committed", "auto.offset.reset", "none");
+    Map<String, Object> props =
+        Map.of(
+            "bootstrap.servers",
+            kafka.bootstrapServers(),
+            "isolation.level",
+            "read_committed",
+            "auto.offset.reset",
+            "none");
     Samples full = new Samples();
     for (int i = 0; i < 3; i++) {
       long t = System.nanoTime();
@@ -323,7 +358,10 @@ public final class HeadViewBench {
     figures.put("baseline_catalog_load_p50_ms", Samples.round(catalogLoads.p50()));
   }
 
-  /** Reads offsets [from[p], acked[p]] of every partition (assign + seek + poll, as the head view does). */
+  /**
+   * Reads offsets [from[p], acked[p]] of every partition (assign + seek + poll, as the head view
+   * does).
+   */
   private static long consume(KafkaConsumer<byte[], byte[]> c, long[] from, long[] acked) {
     List<TopicPartition> tps = new ArrayList<>();
     for (int p = 0; p < PARTITIONS; p++) {
@@ -347,10 +385,12 @@ public final class HeadViewBench {
   }
 
   private HeadViewServer startServer() throws IOException {
-    Map<String, String> props = TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
+    Map<String, String> props =
+        TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
     props.put("head.cache-ttl-ms", "5000");
     // -Dhead.write.parquet.compression-codec=snappy etc.: try other head-view settings
-    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("head."))
+    System.getProperties().stringPropertyNames().stream()
+        .filter(k -> k.startsWith("head."))
         .forEach(k -> props.put(k, System.getProperty(k)));
     return HeadViewServer.start(HeadViewConfig.of(props));
   }
@@ -360,11 +400,14 @@ public final class HeadViewBench {
   /** One loadTable over HTTP, parsed as Iceberg's REST client parses it. */
   private Load load(String topic) throws Exception {
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create(server.uri() + "/v1/namespaces/kafka/tables/" + topic)).GET().build();
+        HttpRequest.newBuilder(URI.create(server.uri() + "/v1/namespaces/kafka/tables/" + topic))
+            .GET()
+            .build();
     long t = System.nanoTime();
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IllegalStateException("loadTable " + topic + ": HTTP " + response.statusCode() + " " + response.body());
+      throw new IllegalStateException(
+          "loadTable " + topic + ": HTTP " + response.statusCode() + " " + response.body());
     }
     TableMetadata metadata = LoadTableResponseParser.fromJson(response.body()).tableMetadata();
     double ms = (System.nanoTime() - t) / 1e6;
@@ -381,7 +424,10 @@ public final class HeadViewBench {
 
   private record Check(long missed, long duplicates) {}
 
-  /** Reads the table's (partition, offset) columns: offsets up to acked[p] that are missing, and duplicates. */
+  /**
+   * Reads the table's (partition, offset) columns: offsets up to acked[p] that are missing, and
+   * duplicates.
+   */
   private static Check check(Table table, long[] acked) throws IOException {
     BitSet[] seen = new BitSet[PARTITIONS];
     for (int p = 0; p < PARTITIONS; p++) {
@@ -428,7 +474,8 @@ public final class HeadViewBench {
   }
 
   private void writeReport(Path report) throws IOException {
-    figures.put("meaning",
+    figures.put(
+        "meaning",
         "cold_load_ms_100k: first loadTable building a head of head_records records (median of cold_samples, each on"
             + " a new service warmed up on another topic); load_table_p50/p99_ms_100k: warm, the head already built,"
             + " 100 records produced before each load; unchanged_*: nothing new; incremental_*: 1,000 records produced"
@@ -438,31 +485,58 @@ public final class HeadViewBench {
             + " Iceberg's LoadTableResponseParser on the client side; *_phases_ms: the server's Server-Timing split"
             + " (p50). The _100k keys keep their name in quick mode, where the head has head_records records.");
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    ObjectNode root = Files.exists(report) && Files.size(report) > 0
-        ? (ObjectNode) mapper.readTree(report.toFile())
-        : mapper.createObjectNode();
+    ObjectNode root =
+        Files.exists(report) && Files.size(report) > 0
+            ? (ObjectNode) mapper.readTree(report.toFile())
+            : mapper.createObjectNode();
     root.set("head_view", mapper.valueToTree(figures));
     Files.createDirectories(report.toAbsolutePath().getParent());
     mapper.writeValue(report.toFile(), root);
   }
 
   private void printTable() {
-    System.out.printf(Locale.ROOT, "%nhead view, %s mode: head of %s records x %d B, %d partitions, load average %s -> %s%n",
-        figures.get("mode"), figures.get("head_records"), RECORD_BYTES, PARTITIONS, figures.get("load_average_before"),
+    System.out.printf(
+        Locale.ROOT,
+        "%nhead view, %s mode: head of %s records x %d B, %d partitions, load average %s -> %s%n",
+        figures.get("mode"),
+        figures.get("head_records"),
+        RECORD_BYTES,
+        PARTITIONS,
+        figures.get("load_average_before"),
         figures.get("load_average_after"));
     String row = "| %-44s | %10s |%n";
     System.out.printf(row, "figure", "ms");
     System.out.printf(row, "-".repeat(44), "-".repeat(10));
-    for (String k : List.of("cold_load_ms_100k", "cold_load_max_ms_100k", "load_table_p50_ms_100k",
-        "load_table_p99_ms_100k", "unchanged_p50_ms_100k", "unchanged_p99_ms_100k", "incremental_p50_ms",
-        "incremental_p99_ms", "live_p50_ms", "live_p99_ms", "after_tier_p50_ms", "after_tier_max_ms",
-        "baseline_consume_ms_100k", "baseline_consume_p50_ms_1k", "baseline_catalog_load_p50_ms")) {
+    for (String k :
+        List.of(
+            "cold_load_ms_100k",
+            "cold_load_max_ms_100k",
+            "load_table_p50_ms_100k",
+            "load_table_p99_ms_100k",
+            "unchanged_p50_ms_100k",
+            "unchanged_p99_ms_100k",
+            "incremental_p50_ms",
+            "incremental_p99_ms",
+            "live_p50_ms",
+            "live_p99_ms",
+            "after_tier_p50_ms",
+            "after_tier_max_ms",
+            "baseline_consume_ms_100k",
+            "baseline_consume_p50_ms_1k",
+            "baseline_catalog_load_p50_ms")) {
       System.out.printf(row, k, figures.get(k));
     }
-    System.out.printf(Locale.ROOT, "missed records %s, duplicate records %s (%s loads verified)%n",
-        figures.get("missed_records"), figures.get("duplicate_records"), figures.get("verified_loads"));
-    System.out.printf(Locale.ROOT, "cold / plain consume: %.2fx; server phases (ms, p50):%n",
-        (Double) figures.get("cold_load_ms_100k") / (Double) figures.get("baseline_consume_ms_100k"));
+    System.out.printf(
+        Locale.ROOT,
+        "missed records %s, duplicate records %s (%s loads verified)%n",
+        figures.get("missed_records"),
+        figures.get("duplicate_records"),
+        figures.get("verified_loads"));
+    System.out.printf(
+        Locale.ROOT,
+        "cold / plain consume: %.2fx; server phases (ms, p50):%n",
+        (Double) figures.get("cold_load_ms_100k")
+            / (Double) figures.get("baseline_consume_ms_100k"));
     for (String what : List.of("cold", "unchanged", "warm", "incremental", "live", "after_tier")) {
       Object phases = figures.get(what.equals("cold") ? "cold_phases_ms" : what + "_phases_p50_ms");
       System.out.printf(Locale.ROOT, "  %-12s %s%n", what, phases);
@@ -479,7 +553,8 @@ public final class HeadViewBench {
         System.err.println("close: " + e);
       }
     }
-    // The warehouse (catalog, tiered and head files): a full run leaves a few hundred MiB otherwise.
+    // The warehouse (catalog, tiered and head files): a full run leaves a few hundred MiB
+    // otherwise.
     try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException e) {

@@ -49,6 +49,7 @@ final class Samples {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "n=%d p50=%.1f p99=%.1f max=%.1f", count(), p50(), p99(), max());
+    return String.format(
+        Locale.ROOT, "n=%d p50=%.1f p99=%.1f max=%.1f", count(), p50(), p99(), max());
   }
 }

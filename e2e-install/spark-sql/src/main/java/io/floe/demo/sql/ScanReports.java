@@ -8,8 +8,9 @@ import org.apache.iceberg.metrics.MetricsReporter;
 import org.apache.iceberg.metrics.ScanReport;
 
 /**
- * Iceberg {@link MetricsReporter} (catalog property {@code metrics-reporter-impl}) that keeps the scan reports of
- * this JVM, so that {@link SparkQuery} can print, per statement, how many data files each scan planned and skipped.
+ * Iceberg {@link MetricsReporter} (catalog property {@code metrics-reporter-impl}) that keeps the
+ * scan reports of this JVM, so that {@link SparkQuery} can print, per statement, how many data
+ * files each scan planned and skipped.
  */
 public final class ScanReports implements MetricsReporter {
   private static final ConcurrentLinkedQueue<ScanReport> REPORTS = new ConcurrentLinkedQueue<>();

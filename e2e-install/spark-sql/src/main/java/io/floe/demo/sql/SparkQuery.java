@@ -17,18 +17,19 @@ import org.apache.iceberg.metrics.ScanReport;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Runs SQL statements in one Spark local session and writes every result as JSON lines, for tests (and scripts)
- * that check what an engine reads from a Floe table.
+ * Runs SQL statements in one Spark local session and writes every result as JSON lines, for tests
+ * (and scripts) that check what an engine reads from a Floe table.
  *
  * <pre>SparkQuery SPARK_CONF_PROPERTIES STATEMENTS_FILE OUT_JSONL</pre>
  *
- * The properties file holds {@code spark.*} settings (catalogs: {@code spark.sql.catalog.NAME=...SparkCatalog}
- * plus its Iceberg properties). Statements are separated by a line holding only {@code ;}. Every Iceberg catalog
- * gets {@link ScanReports} as its metrics reporter. Output lines, per statement {@code i}:
- * {@code {"statement":i,"row":{...}}} for each result row ({@code Dataset.toJSON}: binary as base64, nulls kept),
- * {@code {"statement":i,"scan":{"table":..,"resultDataFiles":..,"skippedDataFiles":..,...}}} for each Iceberg scan it
- * planned, then {@code {"statement":i,"done":true,"rows":n,"ms":t}} or {@code {"statement":i,"error":"..."}} (a
- * failed statement does not stop the next ones).
+ * The properties file holds {@code spark.*} settings (catalogs: {@code
+ * spark.sql.catalog.NAME=...SparkCatalog} plus its Iceberg properties). Statements are separated by
+ * a line holding only {@code ;}. Every Iceberg catalog gets {@link ScanReports} as its metrics
+ * reporter. Output lines, per statement {@code i}: {@code {"statement":i,"row":{...}}} for each
+ * result row ({@code Dataset.toJSON}: binary as base64, nulls kept), {@code
+ * {"statement":i,"scan":{"table":..,"resultDataFiles":..,"skippedDataFiles":..,...}}} for each
+ * Iceberg scan it planned, then {@code {"statement":i,"done":true,"rows":n,"ms":t}} or {@code
+ * {"statement":i,"error":"..."}} (a failed statement does not stop the next ones).
  */
 public final class SparkQuery {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,24 +45,29 @@ public final class SparkQuery {
     try (Reader r = Files.newBufferedReader(Path.of(args[0]), StandardCharsets.UTF_8)) {
       conf.load(r);
     }
-    List<String> statements = statements(Files.readString(Path.of(args[1]), StandardCharsets.UTF_8));
+    List<String> statements =
+        statements(Files.readString(Path.of(args[1]), StandardCharsets.UTF_8));
 
-    SparkSession.Builder b = SparkSession.builder()
-        .appName("floe-spark-query")
-        .master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.jsonGenerator.ignoreNullFields", "false")
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions");
+    SparkSession.Builder b =
+        SparkSession.builder()
+            .appName("floe-spark-query")
+            .master("local[2]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.jsonGenerator.ignoreNullFields", "false")
+            .config(
+                "spark.sql.extensions",
+                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions");
     for (String key : conf.stringPropertyNames()) {
       b.config(key, conf.getProperty(key));
-      if (key.matches("spark\\.sql\\.catalog\\.[^.]+") && !conf.containsKey(key + ".metrics-reporter-impl")) {
+      if (key.matches("spark\\.sql\\.catalog\\.[^.]+")
+          && !conf.containsKey(key + ".metrics-reporter-impl")) {
         b.config(key + ".metrics-reporter-impl", ScanReports.class.getName());
       }
     }
     try (SparkSession spark = b.getOrCreate();
-         BufferedWriter out = Files.newBufferedWriter(Path.of(args[2]), StandardCharsets.UTF_8)) {
+        BufferedWriter out = Files.newBufferedWriter(Path.of(args[2]), StandardCharsets.UTF_8)) {
       spark.sparkContext().setLogLevel("ERROR");
       for (int i = 0; i < statements.size(); i++) {
         run(spark, i, statements.get(i), out);
@@ -111,9 +117,14 @@ public final class SparkQuery {
       line.set("scan", scan(report));
       out.write(JSON.writeValueAsString(line) + "\n");
     }
-    out.write(JSON.writeValueAsString(
-        JSON.createObjectNode().put("statement", index).put("done", true).put("rows", rows.size()).put("ms", ms))
-        + "\n");
+    out.write(
+        JSON.writeValueAsString(
+                JSON.createObjectNode()
+                    .put("statement", index)
+                    .put("done", true)
+                    .put("rows", rows.size())
+                    .put("ms", ms))
+            + "\n");
   }
 
   private static ObjectNode scan(ScanReport report) {
@@ -137,7 +148,9 @@ public final class SparkQuery {
   /** The exception chain's messages (Spark wraps the catalog's error). */
   private static String describe(Throwable e) {
     StringBuilder s = new StringBuilder();
-    for (Throwable t = e; t != null && s.length() < 4000; t = t.getCause() == t ? null : t.getCause()) {
+    for (Throwable t = e;
+        t != null && s.length() < 4000;
+        t = t.getCause() == t ? null : t.getCause()) {
       if (s.length() > 0) {
         s.append(" <- ");
       }
