@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.floe.headview.HeadViewConfig;
 import io.floe.headview.HeadViewServer;
-import io.floe.iceberg.TopicTables;
 import io.floe.testing.TestCatalogs;
+import io.floe.tier.TopicTables;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

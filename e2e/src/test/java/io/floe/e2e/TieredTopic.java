@@ -3,9 +3,9 @@ package io.floe.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.floe.iceberg.SegmentCommitter;
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
+import io.floe.commit.SegmentCommitter;
+import io.floe.layout.TopicTableOptions;
+import io.floe.tier.TopicTables;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

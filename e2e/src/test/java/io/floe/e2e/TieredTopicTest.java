@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.floe.iceberg.SegmentCommitter;
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
+import io.floe.commit.SegmentCommitter;
+import io.floe.layout.TopicTableOptions;
 import io.floe.testing.SparkSqlRunner;
 import io.floe.testing.TestCatalogs;
+import io.floe.tier.TopicTables;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

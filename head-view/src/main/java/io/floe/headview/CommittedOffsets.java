@@ -1,7 +1,7 @@
 package io.floe.headview;
 
-import io.floe.iceberg.SegmentCommitter;
-import io.floe.iceberg.TopicTableLayout;
+import io.floe.commit.SegmentCommitter;
+import io.floe.layout.TopicTableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.floe.headview;
 
-import io.floe.iceberg.KafkaTimestamps;
-import io.floe.iceberg.TopicTableLayout;
+import io.floe.layout.KafkaTimestamps;
+import io.floe.layout.TopicTableLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

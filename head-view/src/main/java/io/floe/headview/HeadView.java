@@ -2,7 +2,7 @@ package io.floe.headview;
 
 import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.headview.HeadWriter.Ranges;
-import io.floe.iceberg.TopicTableLayout;
+import io.floe.layout.TopicTableLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

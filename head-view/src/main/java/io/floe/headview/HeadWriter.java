@@ -1,6 +1,6 @@
 package io.floe.headview;
 
-import io.floe.iceberg.TopicTableLayout;
+import io.floe.layout.TopicTableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

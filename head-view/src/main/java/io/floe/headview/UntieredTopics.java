@@ -1,7 +1,7 @@
 package io.floe.headview;
 
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
+import io.floe.layout.TopicTableOptions;
+import io.floe.tier.TopicTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,9 +3,9 @@ package io.floe.headview;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
+import io.floe.layout.TopicTableOptions;
 import io.floe.testing.TestCatalogs;
+import io.floe.tier.TopicTables;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

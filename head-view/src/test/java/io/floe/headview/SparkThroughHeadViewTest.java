@@ -3,11 +3,11 @@ package io.floe.headview;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
+import io.floe.layout.TopicTableOptions;
 import io.floe.testing.LocalS3;
 import io.floe.testing.SparkSqlRunner;
 import io.floe.testing.TestCatalogs;
+import io.floe.tier.TopicTables;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

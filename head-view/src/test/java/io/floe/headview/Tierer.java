@@ -1,6 +1,6 @@
 package io.floe.headview;
 
-import io.floe.iceberg.SegmentCommitter;
+import io.floe.commit.SegmentCommitter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,15 +1,15 @@
 package io.floe.bench;
 
-import io.floe.iceberg.BatchDirectory;
-import io.floe.iceberg.CatalogDefaults;
-import io.floe.iceberg.SegmentCommitter;
-import io.floe.iceberg.SegmentFiles;
-import io.floe.iceberg.SegmentKey;
-import io.floe.iceberg.StoredSegment;
-import io.floe.iceberg.TieredSegments;
-import io.floe.iceberg.TopicTableOptions;
-import io.floe.iceberg.TopicTables;
+import io.floe.catalog.CatalogDefaults;
+import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.StoredSegment;
+import io.floe.layout.TopicTableOptions;
+import io.floe.manifest.BatchDirectory;
 import io.floe.testing.TestCatalogs;
+import io.floe.tier.SegmentFiles;
+import io.floe.tier.SegmentKey;
+import io.floe.tier.TieredSegments;
+import io.floe.tier.TopicTables;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;

@@ -1,7 +1,7 @@
 package io.floe.rsm;
 
-import io.floe.iceberg.TopicTableLayout;
-import io.floe.iceberg.TopicTableOptions;
+import io.floe.layout.TopicTableLayout;
+import io.floe.layout.TopicTableOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -188,7 +188,7 @@ public final class FloeRsmConfig extends AbstractConfig {
           .define(
               INDEX_INTERVAL_BYTES,
               Type.INT,
-              io.floe.iceberg.BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+              io.floe.manifest.BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
               ConfigDef.Range.atLeast(1),
               Importance.LOW,
               "Bytes of re-encoded batches between two entries of the offset index Floe derives and serves for a "

@@ -259,8 +259,7 @@ class FloeRemoteStorageManagerTest {
     try (org.apache.iceberg.jdbc.JdbcCatalog catalog = new org.apache.iceberg.jdbc.JdbcCatalog()) {
       catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
       org.apache.iceberg.Table table =
-          new io.floe.iceberg.TopicTables(
-                  catalog, io.floe.iceberg.TopicTableOptions.builder().build())
+          new io.floe.tier.TopicTables(catalog, io.floe.layout.TopicTableOptions.builder().build())
               .find(partition.topic(), partition.topicId().toString());
       long n = 0;
       try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> it =

@@ -1,0 +1,240 @@
+package io.floe.commit;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Combines concurrent segment commits into one table into one catalog commit. Each member still
+ * becomes its own snapshot (its own RowDelta, summary and validation) inside one Iceberg {@link
+ * Transaction}; the catalog sees one metadata swap per group instead of one per segment, so copiers
+ * of one table stop racing each other.
+ *
+ * <p>The first copier to arrive leads: it takes every commit waiting at that moment (its own
+ * included), commits them, and hands the lead to the next waiting copier, so no copier serves
+ * others for long. A member whose delta cannot be staged (validation against the other members or
+ * the table fails) fails alone and the group is staged again without it; a failure of the catalog
+ * commit fails every member, each of which retries on its own terms. Every member returns only once
+ * its own snapshot is committed (or with its own failure).
+ */
+final class GroupCommit {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
+
+  /**
+   * One segment's commit: fills a RowDelta of the group's transaction and checks its own snapshot.
+   */
+  interface Member {
+    void apply(RowDelta delta);
+
+    /** True when {@code snapshot} is the one this member wrote (its summary names the segment). */
+    boolean owns(Snapshot snapshot);
+  }
+
+  private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+
+  /** Commits {@code member} into {@code table}, possibly with others; returns its snapshot id. */
+  long commit(Table table, Member member) {
+    Queue queue = queues.computeIfAbsent(table.name(), name -> new Queue());
+    Waiter me = new Waiter(table, member);
+    boolean lead;
+    synchronized (queue) {
+      queue.waiting.add(me);
+      lead = !queue.leading;
+      queue.leading = true;
+    }
+    if (!lead) {
+      lead = me.awaitTurnOrResult();
+    }
+    if (lead) {
+      List<Waiter> group;
+      synchronized (queue) {
+        group = new ArrayList<>(queue.waiting);
+        queue.waiting.clear();
+      }
+      try {
+        commitGroup(table, group);
+      } catch (RuntimeException | Error e) {
+        RuntimeException failure =
+            e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        group.forEach(
+            w -> w.failIfPending(failure)); // e.g. the refresh failed: nobody may wait forever
+        throw e;
+      } finally {
+        synchronized (queue) {
+          Waiter next = queue.waiting.peek();
+          if (next == null) {
+            queue.leading = false;
+          } else {
+            next.lead();
+          }
+        }
+      }
+    }
+    return me.result();
+  }
+
+  /** How many commits wait for {@code table} (the one being committed excluded): for tests. */
+  int waiting(Table table) {
+    Queue queue = queues.get(table.name());
+    if (queue == null) {
+      return 0;
+    }
+    synchronized (queue) {
+      return queue.waiting.size();
+    }
+  }
+
+  private static void commitGroup(Table table, List<Waiter> group) {
+    List<Waiter> remaining = new ArrayList<>(group);
+    while (!remaining.isEmpty()) {
+      table.refresh();
+      Transaction txn = table.newTransaction();
+      List<Long> staged = new ArrayList<>();
+      Waiter refused = null;
+      for (Waiter w : remaining) {
+        try {
+          RowDelta delta = txn.newRowDelta();
+          w.member.apply(delta);
+          delta.commit(); // staged in the transaction: validated against the table and earlier
+          // members
+          staged.add(txn.table().currentSnapshot().snapshotId());
+        } catch (RuntimeException e) {
+          refused = w;
+          w.fail(e);
+          break;
+        }
+      }
+      if (refused != null) {
+        remaining.remove(
+            refused); // a transaction cannot drop a staged update: stage the others again
+        continue;
+      }
+      try {
+        txn.commitTransaction();
+      } catch (RuntimeException e) {
+        remaining.forEach(w -> w.fail(e));
+        return;
+      }
+      Table committed =
+          txn.table(); // the metadata just committed (re-applied if the transaction retried)
+      loadCommitted(table);
+      for (int i = 0; i < remaining.size(); i++) {
+        Waiter w = remaining.get(i);
+        w.succeed(committedSnapshot(committed, w.member, staged.get(i)));
+      }
+      if (remaining.size() > 1) {
+        LOG.debug(
+            "Committed {} segments into {} in one catalog commit", remaining.size(), table.name());
+      }
+      return;
+    }
+  }
+
+  /**
+   * A commit leaves the table to be reloaded on its next use. Reloading it here, while no other
+   * commit of the group can start, keeps the copiers that share this table instance from each
+   * reloading it at once (and a reload racing the next group's commit from making Iceberg apply
+   * that whole transaction again).
+   */
+  private static void loadCommitted(Table table) {
+    try {
+      table.refresh();
+    } catch (RuntimeException e) {
+      LOG.debug("Reloading {} after a commit failed; its next use reloads it", table.name(), e);
+    }
+  }
+
+  /**
+   * The member's snapshot id: the staged one, or (should a retry have renumbered it) found by its
+   * summary.
+   */
+  private static long committedSnapshot(Table table, Member member, long stagedId) {
+    Snapshot staged = table.snapshot(stagedId);
+    if (staged != null && member.owns(staged)) {
+      return stagedId;
+    }
+    for (Snapshot s = table.currentSnapshot();
+        s != null;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      if (member.owns(s)) {
+        return s.snapshotId();
+      }
+    }
+    throw new IllegalStateException(
+        "Committed transaction of " + table.name() + " lacks a member's snapshot");
+  }
+
+  private static final class Queue {
+    final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+    boolean leading;
+  }
+
+  private static final class Waiter {
+    final Table table;
+    final Member member;
+    private boolean turn;
+    private boolean done;
+    private long snapshotId;
+    private RuntimeException failure;
+
+    Waiter(Table table, Member member) {
+      this.table = table;
+      this.member = member;
+    }
+
+    synchronized void lead() {
+      turn = true;
+      notifyAll();
+    }
+
+    synchronized void succeed(long id) {
+      snapshotId = id;
+      done = true;
+      notifyAll();
+    }
+
+    synchronized void failIfPending(RuntimeException e) {
+      if (!done) {
+        fail(e);
+      }
+    }
+
+    synchronized void fail(RuntimeException e) {
+      failure = e;
+      done = true;
+      notifyAll();
+    }
+
+    /** Waits until another leader committed this member (false) or the lead passes to it (true). */
+    synchronized boolean awaitTurnOrResult() {
+      boolean interrupted = false;
+      while (!turn && !done) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          interrupted =
+              true; // the commit is in flight for this member: its outcome must be awaited
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return !done;
+    }
+
+    synchronized long result() {
+      if (failure != null) {
+        throw failure;
+      }
+      return snapshotId;
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package io.floe.fetch;
+
+import io.floe.copy.SegmentWriter;
+import io.floe.format.BatchEncoder;
+import io.floe.format.BatchHeader;
+import io.floe.format.KafkaRecord;
+import io.floe.format.Reencoding;
+import io.floe.layout.TopicTableLayout;
+import io.floe.manifest.BatchDirectory;
+import io.floe.rows.RowCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.parquet.Parquet;
+
+/**
+ * The record batches of a segment from a position on, re-encoded from its data files and batch
+ * directory, one batch at a time. Every re-encoded batch is checked against the size and CRC
+ * recorded at copy time: the indexes served to the broker were derived from that layout, so a batch
+ * that no longer re-encodes the same way fails the read instead of silently shifting positions.
+ */
+public final class ReencodingInputStream extends InputStream {
+  private final BatchDirectory directory;
+  private final Reencoding reencoding;
+  private final List<CloseableIterable<Record>> sources = new ArrayList<>();
+  private final PriorityQueue<Head> heads =
+      new PriorityQueue<>(Comparator.comparingLong(h -> h.offset));
+  private int next;
+  private ByteBuffer current = ByteBuffer.allocate(0);
+  private boolean closed;
+
+  private static final class Head {
+    final CloseableIterator<Record> rows;
+    Record row;
+    long offset;
+
+    Head(CloseableIterator<Record> rows) {
+      this.rows = rows;
+    }
+
+    boolean advance() {
+      if (!rows.hasNext()) {
+        return false;
+      }
+      row = rows.next();
+      offset = RowCodec.offsetOf(row);
+      return true;
+    }
+  }
+
+  /**
+   * Opens the stream at the batch that starts at {@code position} (a position in the re-encoded
+   * layout, as the offset index Floe serves gives it), or at the first batch after it.
+   */
+  public ReencodingInputStream(
+      FileIO io,
+      Schema schema,
+      List<String> dataFiles,
+      BatchDirectory directory,
+      Reencoding reencoding,
+      long position) {
+    this.directory = directory;
+    this.reencoding = reencoding;
+    this.next = directory.indexAtOrAfter(position);
+    if (next >= directory.size()) {
+      return;
+    }
+    long fromOffset = directory.get(next).header().baseOffset();
+    try {
+      for (String location : dataFiles) {
+        CloseableIterable<Record> rows =
+            Parquet.read(io.newInputFile(location))
+                .project(schema)
+                .createReaderFunc(
+                    fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+                .filter(Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, fromOffset))
+                .build();
+        sources.add(rows);
+        Head head = new Head(rows.iterator());
+        while (head.advance()) {
+          if (head.offset >= fromOffset) {
+            heads.add(head);
+            break;
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  @Override
+  public int read() throws IOException {
+    if (!fill()) {
+      return -1;
+    }
+    return current.get() & 0xFF;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    if (len == 0) {
+      return 0;
+    }
+    if (!fill()) {
+      return -1;
+    }
+    int n = Math.min(len, current.remaining());
+    current.get(b, off, n);
+    return n;
+  }
+
+  /**
+   * Moves the stream to {@code position} if that needs no going back further than the start of the
+   * batch it holds (a sequential consumer's next fetch starts at the batch its previous fetch
+   * stopped in). Returns false, and leaves the stream as it was, otherwise.
+   */
+  boolean reposition(long position) {
+    if (closed) {
+      return false;
+    }
+    int target = directory.indexAtOrAfter(position);
+    int held = next - 1;
+    if (held >= 0 && target == held && current.capacity() > 0) {
+      current.rewind();
+      return true;
+    }
+    if (target == next) {
+      current = ByteBuffer.allocate(0);
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public int available() {
+    return current.remaining();
+  }
+
+  private boolean fill() throws IOException {
+    if (closed) {
+      throw new IOException("Stream closed");
+    }
+    while (!current.hasRemaining()) {
+      if (next >= directory.size()) {
+        return false;
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        throw new InterruptedIOException("Remote segment read interrupted");
+      }
+      current = encode(next++);
+    }
+    return true;
+  }
+
+  private ByteBuffer encode(int index) throws IOException {
+    BatchDirectory.Entry entry = directory.get(index);
+    if (entry.isControl()) {
+      return ByteBuffer.wrap(entry.controlBatch());
+    }
+    BatchHeader header = entry.header();
+    List<KafkaRecord> records = new ArrayList<>(header.recordCount());
+    for (int i = 0; i < header.recordCount(); i++) {
+      Head head = heads.poll();
+      if (head == null || head.offset > header.lastOffset()) {
+        throw new IOException(
+            "Table data for the batch at offset "
+                + header.baseOffset()
+                + " is incomplete: found "
+                + i
+                + " of "
+                + header.recordCount()
+                + " records (were its data files rewritten?)");
+      }
+      records.add(RowCodec.fromRow(head.row));
+      try {
+        if (head.advance()) {
+          heads.add(head);
+        }
+      } catch (UncheckedIOException e) {
+        throw e.getCause();
+      }
+    }
+    ByteBuffer encoded = BatchEncoder.encode(header, records, reencoding);
+    if (encoded.remaining() != entry.encodedSize()
+        || SegmentWriter.crcField(encoded) != entry.encodedCrc()) {
+      throw new IOException(
+          "Batch at offset "
+              + header.baseOffset()
+              + " re-encodes to "
+              + encoded.remaining()
+              + " bytes with CRC "
+              + Integer.toUnsignedString(SegmentWriter.crcField(encoded))
+              + ", but was copied as "
+              + entry.encodedSize()
+              + " bytes with CRC "
+              + Integer.toUnsignedString(entry.encodedCrc())
+              + ": the indexes served for this segment would not match the stream");
+    }
+    return encoded;
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      closeQuietly();
+    }
+  }
+
+  private void closeQuietly() {
+    for (CloseableIterable<Record> source : sources) {
+      try {
+        source.close();
+      } catch (IOException | RuntimeException ignored) {
+        // releasing readers of an abandoned fetch must not fail or log noise
+      }
+    }
+    sources.clear();
+    heads.clear();
+  }
+}

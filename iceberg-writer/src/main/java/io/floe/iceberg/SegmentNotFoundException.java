@@ -1,8 +1,0 @@
-package io.floe.iceberg;
-
-/** The segment asked for is not stored (never copied, or deleted). */
-public class SegmentNotFoundException extends RuntimeException {
-  public SegmentNotFoundException(String message) {
-    super(message);
-  }
-}

@@ -1,0 +1,111 @@
+package io.floe.layout;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Namespace;
+
+/**
+ * How Floe creates topic tables: namespace, partitioning and Parquet settings. Immutable; see
+ * {@link #builder()}.
+ */
+public final class TopicTableOptions {
+  public static final long DEFAULT_TARGET_FILE_SIZE = 128L * 1024 * 1024;
+  public static final long DEFAULT_ROW_GROUP_SIZE = 16L * 1024 * 1024;
+  public static final String DEFAULT_COMPRESSION = "zstd";
+
+  private final Namespace namespace;
+  private final TopicTableLayout.TimeTransform timeTransform;
+  private final long targetFileSizeBytes;
+  private final long rowGroupSizeBytes;
+  private final String parquetCompression;
+  private final Map<String, String> extraTableProperties;
+
+  private TopicTableOptions(Builder b) {
+    this.namespace = b.namespace;
+    this.timeTransform = b.timeTransform;
+    this.targetFileSizeBytes = b.targetFileSizeBytes;
+    this.rowGroupSizeBytes = b.rowGroupSizeBytes;
+    this.parquetCompression = b.parquetCompression;
+    this.extraTableProperties = Map.copyOf(b.extraTableProperties);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Namespace namespace() {
+    return namespace;
+  }
+
+  public TopicTableLayout.TimeTransform timeTransform() {
+    return timeTransform;
+  }
+
+  public long targetFileSizeBytes() {
+    return targetFileSizeBytes;
+  }
+
+  /** Table properties a new topic table is created with. */
+  public Map<String, String> tableProperties() {
+    Map<String, String> props = new HashMap<>(extraTableProperties);
+    props.put(TableProperties.FORMAT_VERSION, "2");
+    props.put(TableProperties.PARQUET_COMPRESSION, parquetCompression);
+    props.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
+    props.put(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(rowGroupSizeBytes));
+    props.put(TableProperties.DELETE_MODE, "merge-on-read");
+    props.put(
+        TopicTableLayout.PROP_LAYOUT_VERSION, Integer.toString(TopicTableLayout.LAYOUT_VERSION));
+    return props;
+  }
+
+  public static final class Builder {
+    private Namespace namespace = Namespace.of("kafka");
+    private TopicTableLayout.TimeTransform timeTransform = TopicTableLayout.TimeTransform.DAY;
+    private long targetFileSizeBytes = DEFAULT_TARGET_FILE_SIZE;
+    private long rowGroupSizeBytes = DEFAULT_ROW_GROUP_SIZE;
+    private String parquetCompression = DEFAULT_COMPRESSION;
+    private final Map<String, String> extraTableProperties = new HashMap<>();
+
+    public Builder namespace(Namespace value) {
+      this.namespace = Objects.requireNonNull(value, "namespace");
+      return this;
+    }
+
+    public Builder timeTransform(TopicTableLayout.TimeTransform value) {
+      this.timeTransform = Objects.requireNonNull(value, "timeTransform");
+      return this;
+    }
+
+    public Builder targetFileSizeBytes(long value) {
+      if (value < 1024 * 1024) {
+        throw new IllegalArgumentException("target file size must be at least 1 MiB, got " + value);
+      }
+      this.targetFileSizeBytes = value;
+      return this;
+    }
+
+    public Builder rowGroupSizeBytes(long value) {
+      if (value < 64 * 1024) {
+        throw new IllegalArgumentException("row group size must be at least 64 KiB, got " + value);
+      }
+      this.rowGroupSizeBytes = value;
+      return this;
+    }
+
+    public Builder parquetCompression(String value) {
+      this.parquetCompression = Objects.requireNonNull(value, "parquetCompression");
+      return this;
+    }
+
+    public Builder tableProperty(String key, String value) {
+      this.extraTableProperties.put(key, value);
+      return this;
+    }
+
+    public TopicTableOptions build() {
+      return new TopicTableOptions(this);
+    }
+  }
+}

@@ -1,0 +1,221 @@
+package io.floe.manifest;
+
+import io.floe.format.BatchHeader;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Every batch of one segment in order: its header fields, where it was in the original segment, and
+ * its size and CRC once re-encoded. Positions served to the broker (offset index, fetch start
+ * positions) are positions in the re-encoded layout, which is the prefix sum of the encoded sizes.
+ * Control batches keep their raw bytes here: they are not table rows.
+ */
+public final class BatchDirectory {
+  /** Kafka's default {@code index.interval.bytes}. */
+  public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+
+  private final List<Entry> entries;
+  private final long[] encodedPositions;
+
+  public BatchDirectory(List<Entry> entries) {
+    this.entries = List.copyOf(entries);
+    this.encodedPositions = new long[this.entries.size() + 1];
+    for (int i = 0; i < this.entries.size(); i++) {
+      encodedPositions[i + 1] = encodedPositions[i] + this.entries.get(i).encodedSize();
+    }
+  }
+
+  /**
+   * One batch. {@code controlBatch} holds the raw bytes of a control batch and is null otherwise.
+   */
+  public record Entry(
+      BatchHeader header,
+      long originalPosition,
+      int encodedSize,
+      int encodedCrc,
+      byte[] controlBatch) {
+    public boolean isControl() {
+      return controlBatch != null;
+    }
+  }
+
+  public List<Entry> entries() {
+    return Collections.unmodifiableList(entries);
+  }
+
+  public int size() {
+    return entries.size();
+  }
+
+  public Entry get(int index) {
+    return entries.get(index);
+  }
+
+  public long encodedPosition(int index) {
+    return encodedPositions[index];
+  }
+
+  /** Total size of the re-encoded segment in bytes. */
+  public long encodedSize() {
+    return encodedPositions[entries.size()];
+  }
+
+  /**
+   * The index of the batch that starts at {@code position}, or of the first batch after it; {@link
+   * #size()} when the position is past the last batch.
+   */
+  public int indexAtOrAfter(long position) {
+    int lo = 0;
+    int hi = entries.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (encodedPositions[mid] < position) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * A Kafka offset index (entries of relative offset and position, 8 bytes each, big endian) over
+   * the re-encoded layout, built the way a broker builds one: an entry for a batch once more than
+   * {@code intervalBytes} were written since the previous entry.
+   */
+  public ByteBuffer offsetIndex(long segmentBaseOffset, int intervalBytes) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteBuffer entry = ByteBuffer.allocate(8).order(ByteOrder.BIG_ENDIAN);
+    long sinceLastEntry = 0;
+    for (int i = 0; i < entries.size(); i++) {
+      BatchHeader h = entries.get(i).header();
+      if (sinceLastEntry > intervalBytes) {
+        entry.clear();
+        entry.putInt(Math.toIntExact(h.lastOffset() - segmentBaseOffset));
+        entry.putInt(Math.toIntExact(encodedPositions[i]));
+        out.write(entry.array(), 0, 8);
+        sinceLastEntry = 0;
+      }
+      sinceLastEntry += entries.get(i).encodedSize();
+    }
+    return ByteBuffer.wrap(out.toByteArray());
+  }
+
+  /**
+   * A Kafka time index (entries of timestamp and relative offset, 12 bytes each): for each
+   * offset-index interval, the largest timestamp so far and the offset of the batch holding it,
+   * when it grew; plus a last entry, as the broker appends when a segment rolls.
+   */
+  public ByteBuffer timeIndex(long segmentBaseOffset, int intervalBytes) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteBuffer entry = ByteBuffer.allocate(12).order(ByteOrder.BIG_ENDIAN);
+    long maxTimestamp = Long.MIN_VALUE;
+    long offsetOfMax = -1;
+    long lastWritten = Long.MIN_VALUE;
+    long sinceLastEntry = 0;
+    for (Entry e : entries) {
+      if (sinceLastEntry > intervalBytes && maxTimestamp > lastWritten) {
+        writeTimeEntry(out, entry, maxTimestamp, offsetOfMax - segmentBaseOffset);
+        lastWritten = maxTimestamp;
+        sinceLastEntry = 0;
+      }
+      if (e.header().maxTimestamp() > maxTimestamp) {
+        maxTimestamp = e.header().maxTimestamp();
+        offsetOfMax = e.header().lastOffset();
+      }
+      sinceLastEntry += e.encodedSize();
+    }
+    if (offsetOfMax >= 0 && maxTimestamp > lastWritten) {
+      writeTimeEntry(out, entry, maxTimestamp, offsetOfMax - segmentBaseOffset);
+    }
+    return ByteBuffer.wrap(out.toByteArray());
+  }
+
+  private static void writeTimeEntry(
+      ByteArrayOutputStream out, ByteBuffer entry, long timestamp, long relativeOffset) {
+    entry.clear();
+    entry.putLong(timestamp);
+    entry.putInt(Math.toIntExact(relativeOffset));
+    out.write(entry.array(), 0, 12);
+  }
+
+  public byte[] serialize() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(entries.size() * 64 + 16);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(entries.size());
+      for (Entry e : entries) {
+        BatchHeader h = e.header();
+        out.writeLong(h.baseOffset());
+        out.writeInt(h.batchLength());
+        out.writeInt(h.partitionLeaderEpoch());
+        out.writeByte(h.magic());
+        out.writeInt(h.crc());
+        out.writeShort(h.attributes());
+        out.writeInt(h.lastOffsetDelta());
+        out.writeLong(h.baseTimestamp());
+        out.writeLong(h.maxTimestamp());
+        out.writeLong(h.producerId());
+        out.writeShort(h.producerEpoch());
+        out.writeInt(h.baseSequence());
+        out.writeInt(h.recordCount());
+        out.writeLong(e.originalPosition());
+        out.writeInt(e.encodedSize());
+        out.writeInt(e.encodedCrc());
+        if (e.controlBatch() == null) {
+          out.writeInt(-1);
+        } else {
+          out.writeInt(e.controlBatch().length);
+          out.write(e.controlBatch());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  public static BatchDirectory deserialize(byte[] data) {
+    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(data))) {
+      int count = in.readInt();
+      List<Entry> entries = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        BatchHeader h =
+            new BatchHeader(
+                in.readLong(),
+                in.readInt(),
+                in.readInt(),
+                in.readByte(),
+                in.readInt(),
+                in.readShort(),
+                in.readInt(),
+                in.readLong(),
+                in.readLong(),
+                in.readLong(),
+                in.readShort(),
+                in.readInt(),
+                in.readInt());
+        long originalPosition = in.readLong();
+        int encodedSize = in.readInt();
+        int encodedCrc = in.readInt();
+        int controlLength = in.readInt();
+        byte[] control = null;
+        if (controlLength >= 0) {
+          control = new byte[controlLength];
+          in.readFully(control);
+        }
+        entries.add(new Entry(h, originalPosition, encodedSize, encodedCrc, control));
+      }
+      return new BatchDirectory(entries);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("Corrupt batch directory", e);
+    }
+  }
+}

@@ -1,0 +1,318 @@
+package io.floe.tier;
+
+import io.floe.commit.SegmentCommitter;
+import io.floe.copy.AbortedTransaction;
+import io.floe.copy.Leftovers;
+import io.floe.copy.SegmentWriter;
+import io.floe.copy.TransactionIndex;
+import io.floe.copy.WrittenSegment;
+import io.floe.fetch.StoredSegment;
+import io.floe.format.Reencoding;
+import io.floe.manifest.BatchDirectory;
+import io.floe.manifest.Sidecar;
+import io.floe.manifest.Sidecar.Section;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The format bridge as one API: copy a segment into its topic table (data files, sidecar, one
+ * commit), open a copied segment for fetching, and delete one. Knows nothing of brokers: the plugin
+ * and tools both use it.
+ */
+public final class TieredSegments {
+  private static final Logger LOG = LoggerFactory.getLogger(TieredSegments.class);
+
+  private final TopicTables tables;
+  private final SegmentCommitter committer;
+  private final int indexIntervalBytes;
+  private final Reencoding reencoding;
+
+  public TieredSegments(TopicTables tables, SegmentCommitter committer) {
+    this(tables, committer, BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES);
+  }
+
+  public TieredSegments(TopicTables tables, SegmentCommitter committer, int indexIntervalBytes) {
+    this(tables, committer, indexIntervalBytes, Reencoding.CURRENT);
+  }
+
+  /**
+   * Copies re-encode as {@code reencoding} does (tests: segments as an earlier Floe copied them).
+   */
+  TieredSegments(
+      TopicTables tables,
+      SegmentCommitter committer,
+      int indexIntervalBytes,
+      Reencoding reencoding) {
+    this.tables = Objects.requireNonNull(tables, "tables");
+    this.committer = Objects.requireNonNull(committer, "committer");
+    this.indexIntervalBytes = indexIntervalBytes;
+    this.reencoding = Objects.requireNonNull(reencoding, "reencoding");
+  }
+
+  public TopicTables tables() {
+    return tables;
+  }
+
+  /** What one copy did. */
+  public record CopyResult(
+      String table,
+      long snapshotId,
+      long records,
+      long hiddenRecords,
+      long segmentBytes,
+      long storedBytes,
+      int sidecarBytes,
+      int commitAttempts,
+      int replacedDataFiles) {}
+
+  /**
+   * Copies a segment and returns once its commit is durable. On failure nothing is visible in the
+   * table and the files this call wrote are removed (unless the commit outcome is unknown: then
+   * they are left for a later delete of this segment id, since they may be live).
+   */
+  public CopyResult copy(SegmentKey key, SegmentFiles files) {
+    Table table = tables.forCopy(key.topic(), key.topicId());
+    WrittenSegment written =
+        new SegmentWriter(table, reencoding)
+            .write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
+    String sidecarLocation = key.sidecarLocation(table.location());
+    List<AbortedTransaction> aborted =
+        files.transactionIndex() == null
+            ? List.of()
+            : TransactionIndex.parse(files.transactionIndex());
+    byte[] sidecar = sidecar(key, files, written).toBytes();
+    try {
+      writeObject(table, sidecarLocation, sidecar);
+      SegmentCommitter.Result result;
+      if (written.isEmpty()) {
+        result = new SegmentCommitter.Result(-1, 0, 0);
+      } else {
+        result = committer.commit(table, written, key.topicId(), key.segmentId(), aborted);
+      }
+      long stored = sidecar.length;
+      for (DataFile f : written.dataFiles()) {
+        stored += f.fileSizeInBytes();
+      }
+      for (DeleteFile f : written.deleteFiles()) {
+        stored += f.fileSizeInBytes();
+      }
+      LOG.info(
+          "Copied {}-{} offsets {}..{} ({} records, {} bytes) to {} in snapshot {} ({} attempt(s))",
+          key.topic(),
+          key.partition(),
+          written.baseOffset(),
+          written.lastOffset(),
+          written.records(),
+          written.segmentBytes(),
+          table.name(),
+          result.snapshotId(),
+          result.attempts());
+      return new CopyResult(
+          table.name(),
+          result.snapshotId(),
+          written.records(),
+          written.hiddenRecords(),
+          written.segmentBytes(),
+          stored,
+          sidecar.length,
+          result.attempts(),
+          result.replacedDataFiles());
+    } catch (CommitStateUnknownException e) {
+      tables.forget(key.topic(), key.topicId());
+      throw e;
+    } catch (RuntimeException e) {
+      tables.forget(key.topic(), key.topicId());
+      removeObjects(table, written, sidecarLocation);
+      throw e;
+    }
+  }
+
+  private Sidecar sidecar(SegmentKey key, SegmentFiles files, WrittenSegment written) {
+    StringBuilder dataFiles = new StringBuilder();
+    for (DataFile f : written.dataFiles()) {
+      dataFiles.append(f.location()).append('\n');
+    }
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(StoredSegment.PROP_TOPIC, key.topic());
+    properties.put(StoredSegment.PROP_TOPIC_ID, key.topicId());
+    properties.put(StoredSegment.PROP_PARTITION, Integer.toString(key.partition()));
+    properties.put(StoredSegment.PROP_BASE_OFFSET, Long.toString(files.baseOffset()));
+    properties.put(StoredSegment.PROP_LAST_OFFSET, Long.toString(written.lastOffset()));
+    properties.put(StoredSegment.PROP_SEGMENT_ID, key.segmentId());
+    properties.put(StoredSegment.PROP_ENCODING_VERSION, Integer.toString(reencoding.version()));
+    BatchDirectory directory = written.directory();
+    Sidecar.Builder builder =
+        Sidecar.builder()
+            .properties(properties)
+            .put(Section.DATA_FILES, dataFiles.toString())
+            .put(Section.BATCH_DIRECTORY, directory.serialize())
+            .put(
+                Section.OFFSET_INDEX, directory.offsetIndex(files.baseOffset(), indexIntervalBytes))
+            .put(
+                Section.TIME_INDEX,
+                files.timeIndex() != null
+                    ? files.timeIndex()
+                    : directory.timeIndex(files.baseOffset(), indexIntervalBytes));
+    if (files.transactionIndex() != null) {
+      builder.put(Section.TRANSACTION_INDEX, files.transactionIndex());
+    }
+    if (files.producerSnapshot() != null) {
+      builder.put(Section.PRODUCER_SNAPSHOT, files.producerSnapshot());
+    }
+    if (files.leaderEpochCheckpoint() != null) {
+      builder.put(Section.LEADER_EPOCH_CHECKPOINT, files.leaderEpochCheckpoint());
+    }
+    return builder.build();
+  }
+
+  /**
+   * Opens a copied segment; throws {@link SegmentNotFoundException} when it is not (or no longer)
+   * stored.
+   */
+  public StoredSegment open(SegmentKey key) {
+    Table table = tables.find(key.topic(), key.topicId());
+    if (table == null) {
+      throw new SegmentNotFoundException(
+          "No table for topic " + key.topic() + " (id " + key.topicId() + ")");
+    }
+    String location = key.sidecarLocation(table.location());
+    byte[] bytes;
+    try {
+      bytes = readObject(table.io().newInputFile(location));
+    } catch (NotFoundException e) {
+      throw new SegmentNotFoundException(
+          "Segment " + key.segmentId() + " is not stored at " + location);
+    }
+    return new StoredSegment(table, Sidecar.parse(bytes));
+  }
+
+  /**
+   * Deletes a segment: with {@code removeRows} its data files leave the table's current snapshot
+   * (one commit); without, the rows stay and only the sidecar goes. Files a failed copy left behind
+   * are removed. Idempotent.
+   */
+  public void delete(SegmentKey key, boolean removeRows) {
+    Table table = tables.find(key.topic(), key.topicId());
+    if (table == null) {
+      return;
+    }
+    String location = key.sidecarLocation(table.location());
+    Sidecar sidecar;
+    try {
+      sidecar = Sidecar.parse(readObject(table.io().newInputFile(location)));
+    } catch (NotFoundException e) {
+      LOG.debug("Segment {} has no sidecar at {}: nothing to delete", key.segmentId(), location);
+      return;
+    }
+    Set<String> files = new HashSet<>(StoredSegment.dataFiles(sidecar));
+    long[] range = StoredSegment.offsets(sidecar);
+    Set<String> live =
+        removeRows
+            ? removeFromTable(table, key, files, range)
+            : liveFiles(table, key, files, range);
+    files.removeAll(live);
+    Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy
+    table.io().deleteFile(location);
+    LOG.info(
+        "Deleted segment {} of {}-{} ({} rows)",
+        key.segmentId(),
+        key.topic(),
+        key.partition(),
+        removeRows ? "removed from the table" : "kept in the table");
+  }
+
+  private static Set<String> liveFiles(
+      Table table, SegmentKey key, Set<String> files, long[] range) {
+    Set<String> live = new HashSet<>();
+    for (FileScanTask task : scan(table, key.partition(), range)) {
+      if (files.contains(task.file().location())) {
+        live.add(task.file().location());
+      }
+    }
+    return live;
+  }
+
+  private Set<String> removeFromTable(
+      Table table, SegmentKey key, Set<String> files, long[] range) {
+    table.refresh();
+    RowDelta delta = table.newRowDelta();
+    Set<String> removed = new HashSet<>();
+    for (FileScanTask task : scan(table, key.partition(), range)) {
+      if (files.contains(task.file().location()) && removed.add(task.file().location())) {
+        delta.removeRows(task.file());
+        for (DeleteFile d : task.deletes()) {
+          if (SegmentCommitter.referencesOnly(d, task.file().location())) {
+            delta.removeDeletes(d);
+          }
+        }
+      }
+    }
+    if (!removed.isEmpty()) {
+      delta
+          .set(SegmentCommitter.SUMMARY_TOPIC_ID, key.topicId())
+          .set(SegmentCommitter.SUMMARY_PARTITION, Integer.toString(key.partition()))
+          .set(SegmentCommitter.SUMMARY_SEGMENT_ID, key.segmentId())
+          .set("floe.operation", "delete-segment")
+          .commit();
+    }
+    // Removed files stay readable by older snapshots until snapshots expire; they are not deleted
+    // here.
+    return removed;
+  }
+
+  private static List<FileScanTask> scan(Table table, int partition, long[] range) {
+    Snapshot snapshot = table.currentSnapshot();
+    if (snapshot == null || range[1] < range[0]) {
+      return List.of();
+    }
+    List<FileScanTask> out = new ArrayList<>();
+    SegmentCommitter.plan(table, snapshot, partition, range[0], range[1]).forEach(out::add);
+    return out;
+  }
+
+  private static void removeObjects(Table table, WrittenSegment written, String sidecarLocation) {
+    List<String> locations = new ArrayList<>();
+    written.dataFiles().forEach(f -> locations.add(f.location()));
+    written.deleteFiles().forEach(f -> locations.add(f.location()));
+    locations.add(sidecarLocation);
+    Leftovers.delete(table.io(), locations);
+  }
+
+  private static void writeObject(Table table, String location, byte[] bytes) {
+    OutputFile out = table.io().newOutputFile(location);
+    try (OutputStream stream = out.createOrOverwrite()) {
+      stream.write(bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Writing " + location + " failed", e);
+    }
+  }
+
+  static byte[] readObject(InputFile file) {
+    try (InputStream in = file.newStream()) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Reading " + file.location() + " failed", e);
+    }
+  }
+}

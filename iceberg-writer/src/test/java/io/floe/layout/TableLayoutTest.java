@@ -1,0 +1,245 @@
+package io.floe.layout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.commit.SegmentCommitter;
+import io.floe.format.Compression;
+import io.floe.format.RecordBatch;
+import io.floe.format.TimestampType;
+import io.floe.rows.RowCodec;
+import io.floe.testing.Batches;
+import io.floe.testing.SegmentGenerator;
+import io.floe.testing.TableFixture;
+import io.floe.testing.TestCatalogs.Storage;
+import io.floe.tier.SegmentFiles;
+import io.floe.tier.SegmentKey;
+import io.floe.tier.TieredSegments;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TableLayoutTest {
+  @TempDir Path dir;
+
+  @Test
+  void topicsThatMapToTheSameNameOrARecreatedTopicNeverShareATable() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Table dotted = f.tables.resolve("a.b", "id-one");
+      Table underscored = f.tables.resolve("a_b", "id-two");
+      Table recreated = f.tables.resolve("a.b", "id-three");
+      assertThat(dotted.name()).endsWith("kafka.a_b");
+      assertThat(underscored.name()).isNotEqualTo(dotted.name());
+      assertThat(recreated.name()).isNotIn(dotted.name(), underscored.name());
+      assertThat(f.tables.resolve("a.b", "id-one").name()).isEqualTo(dotted.name());
+      assertThat(f.tables.find("a_b", "id-two").properties()).containsEntry("kafka.topic", "a_b");
+      assertThat(f.tables.resolve("2024-events", "x").name()).endsWith("kafka.t_2024_events");
+    }
+  }
+
+  @Test
+  void schemaSpecAndSortOrderFollowTheLayout() throws Exception {
+    try (TableFixture f =
+        new TableFixture(
+            dir,
+            Storage.LOCAL,
+            TopicTableOptions.builder()
+                .timeTransform(TopicTableLayout.TimeTransform.HOUR)
+                .build())) {
+      Table t = f.tables.resolve("clicks", "id");
+      assertThat(t.spec().fields())
+          .extracting(pf -> pf.transform().toString())
+          .containsExactly("identity", "hour");
+      assertThat(t.sortOrder().fields()).hasSize(1);
+      assertThat(t.schema().findField("kafka.timestamp").type().toString())
+          .isEqualTo("timestamptz");
+      assertThat(
+              t.schema()
+                  .findField("headers")
+                  .type()
+                  .asListType()
+                  .elementType()
+                  .asStructType()
+                  .fields())
+          .extracting(field -> field.name() + ":" + field.type() + ":" + field.isOptional())
+          .containsExactly("key:string:false", "value:binary:true");
+      assertThat(t.properties()).containsEntry("write.parquet.compression-codec", "zstd");
+      assertThat(((org.apache.iceberg.HasTableOperations) t).operations().current().formatVersion())
+          .isEqualTo(2);
+    }
+  }
+
+  @Test
+  void segmentCrossingDaysAndFileSizeWithBigRecordsIsSplitIntoSeveralFilesAndStillRoundTrips()
+      throws Exception {
+    SegmentGenerator gen = SegmentGenerator.seeded(9);
+    for (int day = 0; day < 3; day++) {
+      for (int i = 0; i < 40; i++) {
+        gen.batch(Compression.values()[i % 5], TimestampType.CREATE_TIME, 20, 2000);
+      }
+      gen.bigRecord(1_500_000 + day);
+      gen.advanceClock(24L * 3600 * 1000);
+    }
+    Path log = gen.writeTo(dir.resolve("0.log"));
+    try (TableFixture f =
+        new TableFixture(
+            dir,
+            Storage.LOCAL,
+            TopicTableOptions.builder()
+                .targetFileSizeBytes(1024 * 1024)
+                .rowGroupSizeBytes(64 * 1024)
+                .build())) {
+      SegmentKey key = new SegmentKey("big", "id", 0, 0, "s");
+      f.segments.copy(key, SegmentFiles.of(log, 0));
+      Table table = f.table("big", "id");
+      List<String> partitions = new ArrayList<>();
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        tasks.forEach(t -> partitions.add(t.file().partition().toString()));
+      }
+      assertThat(partitions.stream().distinct().count())
+          .as("one partition per day")
+          .isGreaterThanOrEqualTo(3);
+      assertThat(f.segments.open(key).dataFiles()).hasSameSizeAs(partitions);
+
+      List<RecordBatch> original = Batches.read(log);
+      List<RecordBatch> served;
+      try (InputStream in = f.segments.open(key).fetch(0)) {
+        served = Batches.read(in);
+      }
+      Batches.assertSameBatches(original, served);
+      // A filter on the Kafka partition prunes by the identity partition.
+      try (CloseableIterable<FileScanTask> none =
+          table.newScan().filter(Expressions.equal(TopicTableLayout.PARTITION, 1)).planFiles()) {
+        assertThat(none).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void firstUseOfANamespaceFromManyThreadsSucceeds() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      ExecutorService pool = Executors.newFixedThreadPool(6);
+      List<Future<Table>> tables = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        String topic = "t" + i;
+        tables.add(pool.submit(() -> f.tables.resolve(topic, "id-" + topic)));
+      }
+      for (Future<Table> t : tables) {
+        assertThat(t.get().properties()).containsKey("kafka.topic");
+      }
+      pool.shutdown();
+    }
+  }
+
+  @Test
+  void concurrentCopiesIntoOneTableAllCommitOnceEachInItsOwnSnapshot() throws Exception {
+    int copiers = 16;
+    int segmentsPerCopier = 3;
+    int rowsPerSegment = 60;
+    List<List<Path>> logs = new ArrayList<>();
+    for (int p = 0; p < copiers; p++) {
+      List<Path> mine = new ArrayList<>();
+      for (int s = 0; s < segmentsPerCopier; s++) {
+        SegmentGenerator gen =
+            SegmentGenerator.seeded(100 + p * 10 + s).startOffset(s * rowsPerSegment);
+        for (int i = 0; i < rowsPerSegment / 10; i++) {
+          gen.batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 100);
+        }
+        mine.add(gen.writeTo(dir.resolve(p + "-" + s + ".log")));
+      }
+      logs.add(mine);
+    }
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      f.tables.resolve("busy", "id");
+      ExecutorService pool = Executors.newFixedThreadPool(copiers);
+      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+      List<Future<List<TieredSegments.CopyResult>>> results = new ArrayList<>();
+      for (int p = 0; p < copiers; p++) {
+        int partition = p;
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  List<TieredSegments.CopyResult> out = new ArrayList<>();
+                  for (int s = 0; s < segmentsPerCopier; s++) {
+                    out.add(
+                        f.segments.copy(
+                            new SegmentKey(
+                                "busy",
+                                "id",
+                                partition,
+                                s * rowsPerSegment,
+                                "s" + partition + "-" + s),
+                            SegmentFiles.of(logs.get(partition).get(s), s * rowsPerSegment)));
+                  }
+                  return out;
+                }));
+      }
+      start.countDown();
+      java.util.Map<Long, String> snapshotOfSegment = new java.util.HashMap<>();
+      for (int p = 0; p < copiers; p++) {
+        List<TieredSegments.CopyResult> copied =
+            results.get(p).get(5, java.util.concurrent.TimeUnit.MINUTES);
+        for (int s = 0; s < segmentsPerCopier; s++) {
+          assertThat(snapshotOfSegment.put(copied.get(s).snapshotId(), "s" + p + "-" + s)).isNull();
+        }
+      }
+      pool.shutdown();
+      Table table = f.table("busy", "id");
+      List<org.apache.iceberg.Snapshot> snapshots = new ArrayList<>();
+      table.snapshots().forEach(snapshots::add);
+      assertThat(snapshots).hasSize(copiers * segmentsPerCopier);
+      for (org.apache.iceberg.Snapshot snap : snapshots) {
+        String segment = snapshotOfSegment.get(snap.snapshotId());
+        assertThat(segment)
+            .as("snapshot %s is the one its copy returned", snap.snapshotId())
+            .isNotNull();
+        String[] ps = segment.substring(1).split("-");
+        assertThat(snap.summary())
+            .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, segment)
+            .containsEntry(SegmentCommitter.SUMMARY_PARTITION, ps[0])
+            .containsEntry(
+                SegmentCommitter.SUMMARY_START_OFFSET,
+                Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
+            .containsEntry("added-records", Integer.toString(rowsPerSegment));
+      }
+      List<org.apache.iceberg.data.Record> rows = TableFixture.rows(table);
+      assertThat(rows).hasSize(copiers * segmentsPerCopier * rowsPerSegment);
+      for (int p = 0; p < copiers; p++) {
+        int partition = p;
+        assertThat(
+                rows.stream()
+                    .filter(
+                        r ->
+                            (Integer) ((org.apache.iceberg.data.Record) r.get(0)).get(0)
+                                == partition)
+                    .map(RowCodec::offsetOf)
+                    .toList())
+            .as("partition %s holds each offset once", p)
+            .containsExactlyInAnyOrderElementsOf(
+                java.util.stream.LongStream.range(0, (long) segmentsPerCopier * rowsPerSegment)
+                    .boxed()
+                    .toList());
+      }
+      // Grouped commits: fewer metadata versions than snapshots (16 copiers arriving together
+      // always overlap).
+      int metadataVersions =
+          ((org.apache.iceberg.HasTableOperations) table)
+                  .operations()
+                  .current()
+                  .previousFiles()
+                  .size()
+              + 1;
+      assertThat(metadataVersions).isLessThan(snapshots.size() + 1);
+    }
+  }
+}
