@@ -64,8 +64,12 @@ public final class SegmentCommitter {
   private final long maxBackoffMs;
   private final GroupCommit groups = new GroupCommit();
 
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+  public static final long DEFAULT_MIN_BACKOFF_MS = 100;
+  public static final long DEFAULT_MAX_BACKOFF_MS = 10_000;
+
   public SegmentCommitter() {
-    this(10, 100, 10_000);
+    this(DEFAULT_MAX_ATTEMPTS, DEFAULT_MIN_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS);
   }
 
   public SegmentCommitter(int maxAttempts, long minBackoffMs, long maxBackoffMs) {
