@@ -12,17 +12,19 @@ test:
 clean:
 	$(MVN) clean
 
-# Benchmarks: Floe against a raw-copy baseline (segment uploaded unchanged, ranged reads) in the same process, on
-# S3Proxy (127.0.0.1) and a JdbcCatalog: copy, catch-up fetch, read amplification, stored bytes, 16 concurrent
-# committers, copy heap under a 256 MiB limit. Report: target/bench/report.json. BENCH_QUICK=1 for a short run.
+# Benchmarks (module benchmarks/): Floe against a raw-copy baseline (segment uploaded unchanged, ranged reads) in the
+# same process, on S3Proxy (127.0.0.1) and a JdbcCatalog: copy, catch-up fetch, read amplification, stored bytes,
+# 16 concurrent committers, copy heap under a 256 MiB limit; then the head view's loadTable latencies
+# (scripts/bench-head-view.sh). Report: target/bench/report.json. BENCH_QUICK=1 for a short run.
 .PHONY: bench
 bench:
-	$(MVN) -q -pl iceberg-writer -am -DskipTests install
-	$(MVN) -q -pl iceberg-writer dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=$(CURDIR)/target/bench/classpath.txt
-	java -Xmx256m -cp iceberg-writer/target/test-classes:iceberg-writer/target/classes:$$(cat target/bench/classpath.txt) \
+	mkdir -p target/bench
+	$(MVN) -q -pl benchmarks -am -DskipTests package dependency:build-classpath \
+	  -Dmdep.includeScope=runtime -Dmdep.outputFile=$(CURDIR)/target/bench/classpath.txt
+	java -Xmx256m -cp benchmarks/target/classes:$$(cat target/bench/classpath.txt) \
 	  io.floe.bench.FloeBench target/bench/report.json "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	  $(if $(BENCH_QUICK),quick,full)
-	if [ -f scripts/bench-head-view.sh ]; then bash scripts/bench-head-view.sh target/bench/report.json $(if $(BENCH_QUICK),quick,full); fi
+	bash scripts/bench-head-view.sh target/bench/report.json $(if $(BENCH_QUICK),quick,full)
 
 # Installable plugin: dist/floe-<version>/ (floe-rsm-plugin's jar + its runtime dependencies, no Kafka or slf4j
 # jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*.

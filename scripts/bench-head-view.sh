@@ -7,11 +7,15 @@ cd "$(dirname "$0")/.."
 report="${1:-target/bench/report.json}"
 mode="${2:-full}"
 MVN="${MVN:-mvn -B -ntp}"
-# Compiles head-view's tests with the modules it needs (reactor, nothing installed) and writes each module's test
-# classpath to its own target/bench-classpath.txt.
-$MVN -q -pl head-view -am test-compile dependency:build-classpath \
-  -Dmdep.includeScope=test -Dmdep.outputFile=target/bench-classpath.txt
+# Builds the benchmarks module with the modules it needs (reactor, nothing installed) and writes its runtime
+# classpath (unless `make bench` just did).
+cp_file=target/bench/classpath.txt
+if [ ! -f benchmarks/target/classes/io/floe/headview/bench/HeadViewBench.class ] || [ ! -f "$cp_file" ]; then
+  mkdir -p target/bench
+  $MVN -q -pl benchmarks -am -DskipTests package dependency:build-classpath \
+    -Dmdep.includeScope=runtime -Dmdep.outputFile="$PWD/$cp_file"
+fi
 heap=2g
 [ "$mode" = quick ] && heap=1g
-java -Xmx$heap ${BENCH_JAVA_OPTS:-} -cp "head-view/target/test-classes:head-view/target/classes:$(cat head-view/target/bench-classpath.txt)" \
+java -Xmx$heap ${BENCH_JAVA_OPTS:-} -cp "benchmarks/target/classes:$(cat "$cp_file")" \
   io.floe.headview.bench.HeadViewBench "$report" "$mode"
