@@ -271,6 +271,28 @@ public final class RecordBatch {
     int valueLen = r.readVarint("value length");
     byte[] value =
         valueLen == -1 ? null : r.readBytes(checkLen(valueLen, "value", r), limit, "value");
+    List<RecordHeader> headers = readHeaders(r, limit);
+    if (r.pos != limit) {
+      throw new ByteUtils.Malformed(
+          "record at byte "
+              + start
+              + " declares length "
+              + length
+              + " but its fields take "
+              + (r.pos - bodyStart)
+              + " bytes");
+    }
+    c.pos = limit;
+    return new KafkaRecord(
+        header.baseOffset() + offsetDelta,
+        header.baseTimestamp() + timestampDelta,
+        key,
+        value,
+        headers);
+  }
+
+  private static List<RecordHeader> readHeaders(ByteUtils.Cursor r, int limit)
+      throws ByteUtils.Malformed {
     int headerCount = r.readVarint("header count");
     if (headerCount < 0) {
       throw new ByteUtils.Malformed("negative header count " + headerCount);
@@ -309,23 +331,7 @@ public final class RecordBatch {
               : r.readBytes(checkLen(hvLen, "header value", r), limit, "header value");
       headers.add(new RecordHeader(hkey, hv));
     }
-    if (r.pos != limit) {
-      throw new ByteUtils.Malformed(
-          "record at byte "
-              + start
-              + " declares length "
-              + length
-              + " but its fields take "
-              + (r.pos - bodyStart)
-              + " bytes");
-    }
-    c.pos = limit;
-    return new KafkaRecord(
-        header.baseOffset() + offsetDelta,
-        header.baseTimestamp() + timestampDelta,
-        key,
-        value,
-        headers);
+    return headers;
   }
 
   private static int checkLen(int len, String what, ByteUtils.Cursor r) throws ByteUtils.Malformed {
