@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The RSM contract against a real JdbcCatalog on local disk, with segments written by Kafka's own
  * FileRecords.
  */
-class FloeRemoteStorageManagerTest {
+class IcebergRemoteStorageManagerTest {
   @TempDir Path dir;
 
   private FloeRemoteStorageManager rsm;
