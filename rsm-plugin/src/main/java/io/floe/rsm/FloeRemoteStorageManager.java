@@ -6,6 +6,7 @@ import io.floe.catalog.CatalogDefaults;
 import io.floe.commit.SegmentCommitter;
 import io.floe.copy.SegmentFormatException;
 import io.floe.fetch.StoredSegment;
+import io.floe.rsm.metrics.FloeRsmMetrics;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import io.floe.tier.SegmentNotFoundException;
@@ -162,20 +163,16 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     try {
       TieredSegments.CopyResult result =
           withPluginLoader(() -> segments.copy(key, files(metadata, data)));
-      metrics.copies.increment();
-      metrics.copyBytes.add(result.segmentBytes());
-      metrics.copyRecords.add(result.records());
-      metrics.commitAttempts.add(result.commitAttempts());
-      metrics.copyLatency.record((System.nanoTime() - start) / 1_000_000);
+      metrics.recordCopy(result, System.nanoTime() - start);
       return Optional.empty();
     } catch (SegmentFormatException | IllegalArgumentException e) {
-      metrics.copyErrors.increment();
+      metrics.recordCopyError();
       String message =
           "Segment " + describe(metadata) + " cannot be tiered: " + redactor.redact(e.getMessage());
       LOG.error(message);
       throw nonRetriable(message, e);
     } catch (Exception e) {
-      metrics.copyErrors.increment();
+      metrics.recordCopyError();
       String message = "Copying segment " + describe(metadata) + " failed: " + redactor.describe(e);
       LOG.warn(message);
       throw retriable(message, e);
@@ -257,14 +254,13 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
     try {
       StoredSegment segment = open(metadata);
       InputStream source = withPluginLoader(() -> segment.fetch(startPosition));
-      metrics.fetches.increment();
-      metrics.fetchLatency.record((System.nanoTime() - start) / 1_000_000);
-      return Streams.segment(source, limit, pluginLoader, metrics.fetchBytes::add);
+      metrics.recordFetch(System.nanoTime() - start);
+      return Streams.segment(source, limit, pluginLoader, metrics::recordFetchBytes);
     } catch (RemoteStorageException e) {
-      metrics.fetchErrors.increment();
+      metrics.recordFetchError();
       throw e;
     } catch (Exception e) {
-      metrics.fetchErrors.increment();
+      metrics.recordFetchError();
       String message =
           "Fetching segment "
               + describe(metadata)
@@ -291,7 +287,7 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
             case PRODUCER_SNAPSHOT -> segment.producerSnapshot();
             case LEADER_EPOCH -> segment.leaderEpochCheckpoint();
           };
-      metrics.indexFetches.increment();
+      metrics.recordIndexFetch();
       if (index.isEmpty()) {
         throw new RemoteResourceNotFoundException(
             "Segment " + describe(metadata) + " has no " + indexType + " index");
@@ -299,11 +295,11 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
       return Streams.of(index.get());
     } catch (RemoteStorageException e) {
       if (!(e instanceof RemoteResourceNotFoundException)) {
-        metrics.fetchErrors.increment();
+        metrics.recordFetchError();
       }
       throw e;
     } catch (Exception e) {
-      metrics.fetchErrors.increment();
+      metrics.recordFetchError();
       throw retriable(
           "Fetching the "
               + indexType
@@ -344,10 +340,9 @@ public class FloeRemoteStorageManager implements RemoteStorageManager {
             segments.delete(key, removeRows);
             return null;
           });
-      metrics.deletes.increment();
-      metrics.deleteLatency.record((System.nanoTime() - start) / 1_000_000);
+      metrics.recordDelete(System.nanoTime() - start);
     } catch (Exception e) {
-      metrics.deleteErrors.increment();
+      metrics.recordDeleteError();
       String message =
           "Deleting segment " + describe(metadata) + " failed: " + redactor.describe(e);
       LOG.warn(message);
