@@ -47,13 +47,11 @@ final class Streams {
   }
 
   /**
-   * Wraps a segment stream: reads at most {@code limit} bytes, counts the bytes read, runs every
-   * read with the plugin's class loader as the context class loader (reads open Parquet files
-   * through the table's FileIO), and closes the source quietly, also after a failed or interrupted
-   * read.
+   * Wraps a segment stream: reads at most {@code limit} bytes, counts the bytes read, and closes
+   * the source quietly, also after a failed or interrupted read. (FloeRemoteStorageManager runs the
+   * reads with the plugin's class loader.)
    */
-  static InputStream segment(
-      InputStream source, long limit, ClassLoader loader, LongConsumer bytesRead) {
+  static InputStream segment(InputStream source, long limit, LongConsumer bytesRead) {
     return new FilterInputStream(source) {
       private long remaining = limit;
       private boolean closed;
@@ -77,9 +75,6 @@ final class Streams {
           return -1;
         }
         int want = (int) Math.min(len, remaining);
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(loader);
         try {
           int n = in.read(b, off, want);
           if (n > 0) {
@@ -90,8 +85,6 @@ final class Streams {
         } catch (IOException | RuntimeException e) {
           close();
           throw e;
-        } finally {
-          thread.setContextClassLoader(previous);
         }
       }
 

@@ -2,328 +2,262 @@ package io.floe.rsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.floe.format.Compression;
-import io.floe.format.RecordBatch;
-import io.floe.format.TimestampType;
-import io.floe.testing.Batches;
-import io.floe.testing.SegmentGenerator;
-import io.floe.testing.TestCatalogs;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.server.log.remote.storage.LogSegmentData;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
-import org.apache.kafka.server.log.remote.storage.RemoteResourceNotFoundException;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata.CustomMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteStorageException;
-import org.apache.kafka.server.log.remote.storage.RemoteStorageManager.IndexType;
-import org.apache.kafka.server.log.remote.storage.RetriableRemoteStorageException;
+import org.apache.kafka.server.log.remote.storage.RemoteStorageManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The RSM contract against a real JdbcCatalog on local disk, with segments written by Kafka's own
- * FileRecords.
+ * The class-loader decorator around a delegate that records the context class loader of each call
+ * (no catalog involved).
  */
 class FloeRemoteStorageManagerTest {
-  @TempDir Path dir;
-
-  private FloeRemoteStorageManager rsm;
-  private final TopicIdPartition partition =
-      new TopicIdPartition(Uuid.randomUuid(), new TopicPartition("payments", 2));
+  private final ClassLoader pluginLoader = new ClassLoader(getClass().getClassLoader()) {};
+  private final ClassLoader brokerLoader = new ClassLoader(getClass().getClassLoader()) {};
+  private final Recorder delegate = new Recorder();
+  private final FloeRemoteStorageManager rsm = new FloeRemoteStorageManager(delegate, pluginLoader);
+  private final RemoteLogSegmentMetadata metadata =
+      new RemoteLogSegmentMetadata(
+          new RemoteLogSegmentId(
+              new TopicIdPartition(Uuid.randomUuid(), new TopicPartition("payments", 0)),
+              Uuid.randomUuid()),
+          0,
+          9,
+          0,
+          1,
+          0,
+          100,
+          Map.of(0, 0L));
+  private ClassLoader original;
 
   @BeforeEach
-  void configure() {
-    rsm = new FloeRemoteStorageManager();
-    rsm.configure(config(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL)));
+  void runAsTheBroker() {
+    original = Thread.currentThread().getContextClassLoader();
+    Thread.currentThread().setContextClassLoader(brokerLoader);
   }
 
   @AfterEach
-  void close() {
-    rsm.close();
+  void restore() {
+    Thread.currentThread().setContextClassLoader(original);
   }
 
-  private static Map<String, Object> config(Map<String, String> catalog) {
-    Map<String, Object> props = new HashMap<>();
-    catalog.forEach((k, v) -> props.put("iceberg." + k, v));
-    props.put("iceberg.type", "jdbc");
-    props.put("broker.id", "7");
-    return props;
-  }
-
-  private record Segment(
-      RemoteLogSegmentMetadata metadata,
-      LogSegmentData data,
-      Path log,
-      byte[] txnIndex,
-      byte[] producerSnapshot,
-      byte[] epochs) {}
-
-  private Segment segment(String name, SegmentGenerator generator, boolean withTxnIndex)
-      throws IOException {
-    return segment(name, 0, generator, withTxnIndex);
-  }
-
-  private Segment segment(String name, long base, SegmentGenerator generator, boolean withTxnIndex)
-      throws IOException {
-    Path segDir = Files.createDirectories(dir.resolve(name));
-    Path log = generator.writeTo(segDir.resolve(String.format("%020d.log", base)));
-    List<long[]> aborted = generator.abortedTransactions();
-    ByteBuffer txn = ByteBuffer.allocate(34 * aborted.size());
-    for (long[] a : aborted) {
-      txn.putShort((short) 0).putLong(a[0]).putLong(a[1]).putLong(a[2]).putLong(a[2]);
-    }
-    Path txnFile = Files.write(segDir.resolve(String.format("%020d.txnindex", base)), txn.array());
-    Path timeIndex =
-        Files.write(segDir.resolve(String.format("%020d.timeindex", base)), new byte[0]);
-    Path offsetIndex = Files.write(segDir.resolve(String.format("%020d.index", base)), new byte[0]);
-    byte[] snapshot = "producer-snapshot-bytes".getBytes(StandardCharsets.UTF_8);
-    Path snapshotFile =
-        Files.write(segDir.resolve(String.format("%020d.snapshot", base)), snapshot);
-    byte[] epochs = "0\n1\n0 0\n".getBytes(StandardCharsets.UTF_8);
+  @Test
+  void everyCallRunsWithThePluginLoaderAndRestoresTheCallers() throws Exception {
     LogSegmentData data =
         new LogSegmentData(
-            log,
-            offsetIndex,
-            timeIndex,
-            withTxnIndex ? Optional.of(txnFile) : Optional.empty(),
-            snapshotFile,
-            ByteBuffer.wrap(epochs));
-    long end = generator.nextOffset() - 1;
-    RemoteLogSegmentMetadata metadata =
-        new RemoteLogSegmentMetadata(
-            new RemoteLogSegmentId(partition, Uuid.randomUuid()),
-            base,
-            end,
-            System.currentTimeMillis(),
-            7,
-            System.currentTimeMillis(),
-            (int) Files.size(log),
-            Map.of(0, base));
-    return new Segment(metadata, data, log, txn.array(), snapshot, epochs);
-  }
+            Path.of("0.log"),
+            Path.of("0.index"),
+            Path.of("0.timeindex"),
+            Optional.empty(),
+            Path.of("0.snapshot"),
+            ByteBuffer.allocate(0));
+    rsm.configure(Map.of());
+    rsm.copyLogSegmentData(metadata, data);
+    rsm.fetchLogSegment(metadata, 0);
+    rsm.fetchLogSegment(metadata, 0, 10);
+    rsm.fetchIndex(metadata, RemoteStorageManager.IndexType.OFFSET);
+    rsm.deleteLogSegmentData(metadata);
+    rsm.close();
 
-  private static byte[] readAll(InputStream in) throws IOException {
-    try (in) {
-      return in.readAllBytes();
-    }
+    assertThat(delegate.calls)
+        .containsExactly(
+            "configure", "copy", "fetch", "fetch-range", "fetchIndex", "delete", "close");
+    assertThat(delegate.loaders).hasSize(7).containsOnly(pluginLoader);
+    assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(brokerLoader);
   }
 
   @Test
-  void copiesAndServesASegmentAndItsIndexes() throws Exception {
-    Segment s = segment("mix", SegmentGenerator.seeded(42).randomMix(300), true);
-    assertThat(rsm.copyLogSegmentData(s.metadata(), s.data())).isEmpty();
+  void theCallersLoaderIsRestoredWhenTheCallThrows() {
+    RemoteStorageException failure = new RemoteStorageException("store down");
+    delegate.failure = failure;
+    assertThatThrownBy(() -> rsm.deleteLogSegmentData(metadata)).isSameAs(failure);
+    assertThat(delegate.loaders).containsExactly(pluginLoader);
+    assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(brokerLoader);
 
-    byte[] full = readAll(rsm.fetchLogSegment(s.metadata(), 0));
-    List<RecordBatch> expected = Batches.read(s.log());
-    List<RecordBatch> actual = Batches.readComplete(full);
-    assertThat(actual).hasSameSizeAs(expected);
-    for (int i = 0; i < expected.size(); i++) {
-      Batches.assertSameBatch(expected.get(i), actual.get(i));
-    }
-
-    // Bounded fetch: endPosition is inclusive
-    byte[] prefix = readAll(rsm.fetchLogSegment(s.metadata(), 0, 99));
-    assertThat(prefix).isEqualTo(Arrays.copyOf(full, 100));
-
-    // Every position of the served offset index starts a batch of the served stream
-    ByteBuffer index = ByteBuffer.wrap(readAll(rsm.fetchIndex(s.metadata(), IndexType.OFFSET)));
-    assertThat(index.remaining()).isPositive().isEqualTo(index.remaining() / 8 * 8);
-    while (index.hasRemaining()) {
-      index.getInt(); // relative offset
-      int position = index.getInt();
-      byte[] tail = readAll(rsm.fetchLogSegment(s.metadata(), position));
-      assertThat(tail).isEqualTo(Arrays.copyOfRange(full, position, full.length));
-    }
-
-    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.TIMESTAMP))).isNotNull();
-    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.TRANSACTION)))
-        .isEqualTo(s.txnIndex());
-    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.PRODUCER_SNAPSHOT)))
-        .isEqualTo(s.producerSnapshot());
-    assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.LEADER_EPOCH))).isEqualTo(s.epochs());
-
-    assertThat(rsm.metrics().copies.getCount()).isEqualTo(1);
-    assertThat(rsm.metrics().fetchBytes.getCount()).isGreaterThanOrEqualTo(full.length + 100L);
-    // The broker's JMX names: kafka.server:type=FloeRemoteStorageManager,broker=7,name=...
-    javax.management.MBeanServer jmx =
-        java.lang.management.ManagementFactory.getPlatformMBeanServer();
-    assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyCount"), "Count")).isEqualTo(1L);
-    assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "FetchLatency"), "Count"))
-        .isEqualTo(rsm.metrics().fetches.getCount())
-        .isGreaterThanOrEqualTo(3L);
-    assertThat((Long) jmx.getAttribute(FloeRsmMetrics.objectName(7, "CopyLatency"), "MaxMs"))
-        .isNotNegative();
-
-    rsm.deleteLogSegmentData(s.metadata());
-    assertThat(jmx.getAttribute(FloeRsmMetrics.objectName(7, "DeleteLatency"), "Count"))
-        .isEqualTo(1L);
+    IllegalStateException unchecked = new IllegalStateException("bad");
+    delegate.failure = unchecked;
+    assertThatThrownBy(() -> rsm.configure(Map.of())).isSameAs(unchecked);
+    assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(brokerLoader);
   }
 
   @Test
-  void aSegmentWithoutTransactionIndexHasNone() throws Exception {
-    Segment s =
-        segment(
-            "plain",
-            SegmentGenerator.seeded(1)
-                .batch(Compression.ZSTD, TimestampType.CREATE_TIME, 20, 100)
-                .batch(Compression.NONE, TimestampType.LOG_APPEND_TIME, 5, 10),
-            false);
-    rsm.copyLogSegmentData(s.metadata(), s.data());
-    assertThatThrownBy(() -> rsm.fetchIndex(s.metadata(), IndexType.TRANSACTION))
-        .isInstanceOf(RemoteResourceNotFoundException.class);
-    // field for field: the zstd batch is re-compressed (its bytes differ from the producer's), the
-    // other is identical
-    Batches.assertSameBatches(
-        Batches.read(s.log()), Batches.readComplete(readAll(rsm.fetchLogSegment(s.metadata(), 0))));
+  void aFetchedStreamIsReadAndClosedWithThePluginLoaderOnAnyThread() throws Exception {
+    InputStream in = rsm.fetchLogSegment(metadata, 0);
+    delegate.loaders.clear();
+    ClassLoader readerLoader = new ClassLoader(getClass().getClassLoader()) {};
+    CompletableFuture<ClassLoader> after = new CompletableFuture<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                assertThat(in.read()).isEqualTo(1);
+                assertThat(in.read(new byte[2], 0, 2)).isEqualTo(2);
+                assertThat(in.skip(1)).isEqualTo(1);
+                assertThat(in.available()).isEqualTo(1);
+                in.close();
+                after.complete(Thread.currentThread().getContextClassLoader());
+              } catch (Throwable t) {
+                after.completeExceptionally(t);
+              }
+            });
+    reader.setContextClassLoader(readerLoader);
+    reader.start();
+    assertThat(after.get()).isSameAs(readerLoader);
+    assertThat(delegate.streamCalls).containsExactly("read", "read", "skip", "available", "close");
+    assertThat(delegate.loaders).hasSize(5).containsOnly(pluginLoader);
   }
 
   @Test
-  void unknownAndDeletedSegmentsAreNotFound() throws Exception {
-    Segment s =
-        segment(
-            "gone",
-            SegmentGenerator.seeded(3).batch(Compression.LZ4, TimestampType.CREATE_TIME, 10, 50),
-            true);
-    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0))
-        .isInstanceOf(RemoteResourceNotFoundException.class);
-    assertThatThrownBy(() -> rsm.fetchIndex(s.metadata(), IndexType.OFFSET))
-        .isInstanceOf(RemoteResourceNotFoundException.class);
-    rsm.deleteLogSegmentData(s.metadata()); // nothing stored yet: fine
-
-    rsm.copyLogSegmentData(s.metadata(), s.data());
-    assertThat(readAll(rsm.fetchLogSegment(s.metadata(), 0))).isNotEmpty(); // now cached as open
-    rsm.deleteLogSegmentData(s.metadata());
-    rsm.deleteLogSegmentData(s.metadata());
-    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0))
-        .isInstanceOf(RemoteResourceNotFoundException.class);
-    assertThat(rsm.metrics().deletes.getCount()).isEqualTo(3);
+  void aFailedReadRestoresTheReadersLoader() throws Exception {
+    delegate.failReads = true;
+    InputStream in = rsm.fetchLogSegment(metadata, 0, 3);
+    assertThatThrownBy(() -> in.read(new byte[4])).isInstanceOf(IOException.class);
+    assertThat(delegate.loaders.get(delegate.loaders.size() - 1)).isSameAs(pluginLoader);
+    assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(brokerLoader);
   }
 
   @Test
-  void retentionModeKeepLeavesTheRowsInTheTable() throws Exception {
-    Map<String, String> catalog =
-        TestCatalogs.properties(dir.resolve("keep"), TestCatalogs.Storage.LOCAL);
-    Files.createDirectories(dir.resolve("keep"));
-    Map<String, Object> props = config(catalog);
-    props.put("retention.mode", "keep");
-    Map<String, Object> deleting = config(catalog);
-    try (FloeRemoteStorageManager keep = new FloeRemoteStorageManager();
-        FloeRemoteStorageManager delete = new FloeRemoteStorageManager()) {
-      keep.configure(props);
-      delete.configure(deleting);
-      Segment kept =
-          segment(
-              "kept",
-              SegmentGenerator.seeded(21)
-                  .batch(Compression.SNAPPY, TimestampType.CREATE_TIME, 30, 40),
-              true);
-      keep.copyLogSegmentData(kept.metadata(), kept.data());
-      keep.deleteLogSegmentData(kept.metadata());
-      assertThatThrownBy(() -> keep.fetchLogSegment(kept.metadata(), 0))
-          .isInstanceOf(RemoteResourceNotFoundException.class);
-      assertThat(rows(catalog)).isEqualTo(30);
-
-      Segment removed =
-          segment(
-              "removed",
-              30,
-              SegmentGenerator.seeded(22)
-                  .startOffset(30)
-                  .batch(Compression.NONE, TimestampType.CREATE_TIME, 12, 40),
-              true);
-      delete.copyLogSegmentData(removed.metadata(), removed.data());
-      assertThat(rows(catalog)).isEqualTo(42);
-      delete.deleteLogSegmentData(removed.metadata());
-      assertThat(rows(catalog)).isEqualTo(30);
+  void noMetricsBeforeConfigure() {
+    try (FloeRemoteStorageManager unconfigured = new FloeRemoteStorageManager()) {
+      assertThat(unconfigured.metrics()).isNull();
     }
   }
 
-  private long rows(Map<String, String> catalogProps) throws Exception {
-    try (org.apache.iceberg.jdbc.JdbcCatalog catalog = new org.apache.iceberg.jdbc.JdbcCatalog()) {
-      catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
-      org.apache.iceberg.Table table =
-          new io.floe.tier.TopicTables(catalog, io.floe.layout.TopicTableOptions.builder().build())
-              .find(partition.topic(), partition.topicId().toString());
-      long n = 0;
-      try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> it =
-          org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
-        for (org.apache.iceberg.data.Record ignored : it) {
-          n++;
-        }
+  /** Records each call, and the context class loader it ran with; fails when told to. */
+  private static final class Recorder implements RemoteStorageManager {
+    final List<String> calls = new ArrayList<>();
+    final List<String> streamCalls = new ArrayList<>();
+    final List<ClassLoader> loaders = new ArrayList<>();
+    Exception failure;
+    boolean failReads;
+
+    private void called(String call) throws RemoteStorageException {
+      calls.add(call);
+      loaders.add(Thread.currentThread().getContextClassLoader());
+      if (failure instanceof RemoteStorageException checked) {
+        throw checked;
       }
-      return n;
+      if (failure instanceof RuntimeException unchecked) {
+        throw unchecked;
+      }
     }
-  }
 
-  @Test
-  void aSegmentThatCannotBeRepresentedIsRefusedForGood() throws Exception {
-    Segment s =
-        segment(
-            "legacy",
-            SegmentGenerator.seeded(5)
-                .batch(Compression.NONE, TimestampType.CREATE_TIME, 3, 10)
-                .legacyBatch((byte) 1, Compression.NONE, 3),
-            true);
-    Throwable thrown = catchThrowable(() -> rsm.copyLogSegmentData(s.metadata(), s.data()));
-    assertThat(thrown)
-        .isInstanceOf(RemoteStorageException.class)
-        .isNotInstanceOf(RetriableRemoteStorageException.class)
-        .hasMessageContaining("cannot be tiered");
-    assertThatThrownBy(() -> rsm.fetchLogSegment(s.metadata(), 0))
-        .isInstanceOf(RemoteResourceNotFoundException.class);
-    assertThat(rsm.metrics().copyErrors.getCount()).isEqualTo(1);
-  }
-
-  @Test
-  void storageFailuresAreRetriable() throws Exception {
-    Path notADirectory = Files.write(dir.resolve("file"), new byte[1]);
-    Map<String, String> catalog =
-        TestCatalogs.properties(dir.resolve("other"), TestCatalogs.Storage.LOCAL);
-    Files.createDirectories(dir.resolve("other"));
-    catalog.put("warehouse", notADirectory.resolve("warehouse").toUri().toString());
-    try (FloeRemoteStorageManager broken = new FloeRemoteStorageManager()) {
-      broken.configure(config(catalog));
-      Segment s =
-          segment(
-              "io",
-              SegmentGenerator.seeded(9).batch(Compression.GZIP, TimestampType.CREATE_TIME, 5, 20),
-              true);
-      assertThatThrownBy(() -> broken.copyLogSegmentData(s.metadata(), s.data()))
-          .isInstanceOf(RetriableRemoteStorageException.class)
-          .hasMessageContaining("payments-2");
+    private void unchecked(String call) {
+      try {
+        called(call);
+      } catch (RemoteStorageException e) {
+        throw new AssertionError(e);
+      }
     }
-  }
 
-  @Test
-  void anInterruptedFetchClosesQuietly() throws Exception {
-    Segment s = segment("interrupt", SegmentGenerator.seeded(11).randomMix(100), true);
-    rsm.copyLogSegmentData(s.metadata(), s.data());
-    InputStream in = rsm.fetchLogSegment(s.metadata(), 0);
-    Thread.currentThread().interrupt();
-    try {
-      assertThatThrownBy(() -> in.read(new byte[16])).isInstanceOf(InterruptedIOException.class);
-    } finally {
-      Thread.interrupted();
+    private InputStream stream() {
+      return new InputStream() {
+        private int next = 1;
+
+        private void record(String call) {
+          streamCalls.add(call);
+          loaders.add(Thread.currentThread().getContextClassLoader());
+        }
+
+        @Override
+        public int read() throws IOException {
+          return read(new byte[1], 0, 1) < 0 ? -1 : next - 1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+          record("read");
+          if (failReads) {
+            throw new IOException("read failed");
+          }
+          for (int i = 0; i < len; i++) {
+            b[off + i] = (byte) next++;
+          }
+          return len;
+        }
+
+        @Override
+        public long skip(long n) {
+          record("skip");
+          next += (int) n;
+          return n;
+        }
+
+        @Override
+        public int available() {
+          record("available");
+          return 1;
+        }
+
+        @Override
+        public void close() {
+          record("close");
+        }
+      };
     }
-    in.close(); // no exception
-    in.close();
-    assertThatThrownBy(in::read).isInstanceOf(IOException.class);
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+      unchecked("configure");
+    }
+
+    @Override
+    public Optional<CustomMetadata> copyLogSegmentData(
+        RemoteLogSegmentMetadata metadata, LogSegmentData data) throws RemoteStorageException {
+      called("copy");
+      return Optional.empty();
+    }
+
+    @Override
+    public InputStream fetchLogSegment(RemoteLogSegmentMetadata metadata, int startPosition)
+        throws RemoteStorageException {
+      called("fetch");
+      return stream();
+    }
+
+    @Override
+    public InputStream fetchLogSegment(
+        RemoteLogSegmentMetadata metadata, int startPosition, int endPosition)
+        throws RemoteStorageException {
+      called("fetch-range");
+      return stream();
+    }
+
+    @Override
+    public InputStream fetchIndex(RemoteLogSegmentMetadata metadata, IndexType indexType)
+        throws RemoteStorageException {
+      called("fetchIndex");
+      return new ByteArrayInputStream(new byte[0]);
+    }
+
+    @Override
+    public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata)
+        throws RemoteStorageException {
+      called("delete");
+    }
+
+    @Override
+    public void close() {
+      unchecked("close");
+    }
   }
 }

@@ -1,14 +1,17 @@
-package io.floe.rsm;
+package io.floe.rsm.metrics;
 
+import io.floe.tier.TieredSegments.CopyResult;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * kafka.server:type=FloeRemoteStorageManager,name=<Name>} (plus {@code broker=<id>} when the broker
  * id is known, so several brokers in one JVM do not collide). Counters expose {@code Count};
  * latencies (copy, fetch until its stream is ready, delete) expose {@code Count}, {@code MeanMs}
- * and {@code MaxMs}.
+ * and {@code MaxMs}. The plugin records what happened through the {@code record*} methods.
  */
 public final class FloeRsmMetrics implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FloeRsmMetrics.class);
@@ -39,14 +42,15 @@ public final class FloeRsmMetrics implements AutoCloseable {
     long getMaxMs();
   }
 
+  /** A JMX counter. */
   public static final class Counter implements CounterMBean {
     private final LongAdder count = new LongAdder();
 
-    public void add(long n) {
+    void add(long n) {
       count.add(n);
     }
 
-    public void increment() {
+    void increment() {
       count.increment();
     }
 
@@ -56,12 +60,14 @@ public final class FloeRsmMetrics implements AutoCloseable {
     }
   }
 
+  /** A JMX latency. */
   public static final class Latency implements LatencyMBean {
     private final LongAdder count = new LongAdder();
     private final LongAdder totalMs = new LongAdder();
     private final AtomicLong maxMs = new AtomicLong();
 
-    public void record(long ms) {
+    void record(long nanos) {
+      long ms = TimeUnit.NANOSECONDS.toMillis(nanos);
       count.increment();
       totalMs.add(ms);
       maxMs.accumulateAndGet(ms, Math::max);
@@ -84,26 +90,20 @@ public final class FloeRsmMetrics implements AutoCloseable {
     }
   }
 
-  public final Counter copies = new Counter();
-  public final Counter copyBytes = new Counter();
-  public final Counter copyRecords = new Counter();
-  public final Counter copyErrors = new Counter();
-  public final Counter commitAttempts = new Counter();
-  public final Latency copyLatency = new Latency();
-  public final Counter fetches = new Counter();
-  public final Counter fetchBytes = new Counter();
-  public final Counter fetchErrors = new Counter();
-
-  /**
-   * Until a fetch's stream is ready (segment opened, reader positioned); the bytes then flow as the
-   * broker reads.
-   */
-  public final Latency fetchLatency = new Latency();
-
-  public final Counter indexFetches = new Counter();
-  public final Counter deletes = new Counter();
-  public final Counter deleteErrors = new Counter();
-  public final Latency deleteLatency = new Latency();
+  private final Counter copies = new Counter();
+  private final Counter copyBytes = new Counter();
+  private final Counter copyRecords = new Counter();
+  private final Counter copyErrors = new Counter();
+  private final Counter commitAttempts = new Counter();
+  private final Latency copyLatency = new Latency();
+  private final Counter fetches = new Counter();
+  private final Counter fetchBytes = new Counter();
+  private final Counter fetchErrors = new Counter();
+  private final Latency fetchLatency = new Latency();
+  private final Counter indexFetches = new Counter();
+  private final Counter deletes = new Counter();
+  private final Counter deleteErrors = new Counter();
+  private final Latency deleteLatency = new Latency();
 
   private final List<ObjectName> registered = new ArrayList<>();
 
@@ -131,8 +131,7 @@ public final class FloeRsmMetrics implements AutoCloseable {
         try {
           server.registerMBean(e.getValue(), name);
         } catch (InstanceAlreadyExistsException exists) {
-          // a previous instance in this JVM was not closed (a broker restarted in-process): replace
-          // it
+          // a previous instance in this JVM was not closed (a broker restarted in-process)
           server.unregisterMBean(name);
           server.registerMBean(e.getValue(), name);
         }
@@ -144,9 +143,56 @@ public final class FloeRsmMetrics implements AutoCloseable {
   }
 
   public static ObjectName objectName(int brokerId, String name)
-      throws javax.management.MalformedObjectNameException {
+      throws MalformedObjectNameException {
     String broker = brokerId >= 0 ? ",broker=" + brokerId : "";
     return new ObjectName(DOMAIN + ":type=" + TYPE + broker + ",name=" + name);
+  }
+
+  /** A segment was copied and committed in {@code nanos}. */
+  public void recordCopy(CopyResult result, long nanos) {
+    copies.increment();
+    copyBytes.add(result.segmentBytes());
+    copyRecords.add(result.records());
+    commitAttempts.add(result.commitAttempts());
+    copyLatency.record(nanos);
+  }
+
+  public void recordCopyError() {
+    copyErrors.increment();
+  }
+
+  /**
+   * A fetch's stream was ready (segment opened, reader positioned) after {@code nanos}; its bytes
+   * then flow as the broker reads, counted by {@link #recordFetchBytes}.
+   */
+  public void recordFetch(long nanos) {
+    fetches.increment();
+    fetchLatency.record(nanos);
+  }
+
+  /** The broker read {@code bytes} more of a fetched segment. */
+  public void recordFetchBytes(long bytes) {
+    fetchBytes.add(bytes);
+  }
+
+  /** A segment or index fetch failed (an index the segment does not have is no failure). */
+  public void recordFetchError() {
+    fetchErrors.increment();
+  }
+
+  /** An index of a stored segment was looked up. */
+  public void recordIndexFetch() {
+    indexFetches.increment();
+  }
+
+  /** A segment was deleted in {@code nanos}. */
+  public void recordDelete(long nanos) {
+    deletes.increment();
+    deleteLatency.record(nanos);
+  }
+
+  public void recordDeleteError() {
+    deleteErrors.increment();
   }
 
   @Override

@@ -1,0 +1,184 @@
+package io.floe.rsm;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.floe.catalog.CatalogDefaults;
+import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.StoredSegment;
+import io.floe.tier.SegmentFiles;
+import io.floe.tier.SegmentKey;
+import io.floe.tier.TieredSegments;
+import io.floe.tier.TieredSegments.CopyResult;
+import io.floe.tier.TopicTables;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a configured plugin works with, built by {@link #start} from the broker's settings: the
+ * Iceberg catalog (a failure to build it is reported without credentials), checked by the storage
+ * probe, the tiered segments on top of it, and a cache of opened segments. {@link #close} releases
+ * them.
+ */
+final class StorageBackend implements AutoCloseable {
+  // The plugin's log category before its parts had classes of their own: log configs name it.
+  private static final Logger LOG = LoggerFactory.getLogger(FloeRemoteStorageManager.class);
+
+  private final FloeRsmConfig config;
+  private final Redactor redactor;
+  private final TableCachingCatalog catalog;
+  private final TieredSegments segments;
+  private final Cache<String, StoredSegment> openSegments;
+  private final boolean removeRows;
+
+  private StorageBackend(FloeRsmConfig config, Redactor redactor, Catalog catalog) {
+    this.config = config;
+    this.redactor = redactor;
+    this.catalog = new TableCachingCatalog(catalog, config.tableCacheExpirationMs());
+    this.segments =
+        new TieredSegments(
+            new TopicTables(this.catalog, config.tableOptions()),
+            new SegmentCommitter(
+                config.commitMaxAttempts(),
+                config.commitBackoffMinMs(),
+                config.commitBackoffMaxMs()),
+            config.indexIntervalBytes());
+    // An opened segment keeps the readers of finished fetches for the next fetch that continues
+    // them: release them when it leaves the cache (synchronously, so close() leaves nothing open,
+    // and on the calling thread, inside a call FloeRemoteStorageManager runs with the plugin's
+    // class loader).
+    this.openSegments =
+        Caffeine.newBuilder()
+            .maximumSize(config.segmentCacheSize())
+            .executor(Runnable::run)
+            .<String, StoredSegment>removalListener((id, segment, cause) -> closeQuietly(segment))
+            .build();
+    this.removeRows = config.retentionMode() == FloeRsmConfig.RetentionMode.DELETE;
+  }
+
+  /**
+   * Validates the configuration, builds the catalog and probes the storage under the warehouse.
+   *
+   * @throws ConfigException naming the key at fault, without credentials
+   */
+  static StorageBackend start(Map<String, ?> configs) {
+    FloeRsmConfig config = new FloeRsmConfig(configs);
+    Redactor redactor = new Redactor(config.sensitiveValues());
+    LOG.info("Floe RSM configuration (credentials hidden): {}", config.effectiveConfig());
+    for (String key : config.unknownKeys()) {
+      LOG.warn(
+          "Unknown Floe RSM configuration key '{}' is ignored (Iceberg catalog keys start with '{}')",
+          key,
+          FloeRsmConfig.ICEBERG_PREFIX);
+    }
+    Catalog catalog = buildCatalog(config, redactor);
+    try {
+      new StorageProbe(config, redactor, hadoopConf()).run();
+    } catch (ConfigException e) {
+      closeCatalog(catalog, config, redactor);
+      throw e;
+    }
+    StorageBackend backend = new StorageBackend(config, redactor, catalog);
+    LOG.info(
+        "Floe RSM on broker {} uses Iceberg catalog {}, namespace {}, retention mode {}",
+        config.brokerId(),
+        config.catalogDescription(),
+        config.namespace(),
+        config.retentionMode());
+    return backend;
+  }
+
+  private static Catalog buildCatalog(FloeRsmConfig config, Redactor redactor) {
+    try {
+      return CatalogUtil.buildIcebergCatalog(
+          config.catalogName(), CatalogDefaults.apply(config.catalogProperties()), hadoopConf());
+    } catch (RuntimeException | LinkageError e) {
+      ConfigException failure =
+          new ConfigException(
+              "Could not initialize Iceberg catalog "
+                  + config.catalogDescription()
+                  + ": "
+                  + redactor.describe(e));
+      failure.initCause(redactor.sanitize(e));
+      throw failure;
+    }
+  }
+
+  private static void closeCatalog(Catalog catalog, FloeRsmConfig config, Redactor redactor) {
+    if (catalog instanceof Closeable closeable) {
+      try {
+        closeable.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug(
+            "Closing Iceberg catalog {} failed: {}",
+            config.catalogDescription(),
+            redactor.describe(e));
+      }
+    }
+  }
+
+  private static Object hadoopConf() {
+    try {
+      return new Configuration();
+    } catch (LinkageError e) {
+      return null; // no Hadoop on the classpath: only catalogs that need none will work
+    }
+  }
+
+  FloeRsmConfig config() {
+    return config;
+  }
+
+  Redactor redactor() {
+    return redactor;
+  }
+
+  CopyResult copy(SegmentKey key, SegmentFiles files) {
+    return segments.copy(key, files);
+  }
+
+  /** The stored segment, opened once and kept in the cache for the fetches that follow. */
+  StoredSegment open(SegmentKey key) {
+    return openSegments.get(key.segmentId(), id -> segments.open(key));
+  }
+
+  /** Deletes as the retention mode says; the segment leaves the cache before and after. */
+  void delete(SegmentKey key) {
+    openSegments.invalidate(key.segmentId());
+    try {
+      segments.delete(key, removeRows);
+    } finally {
+      openSegments.invalidate(key.segmentId());
+    }
+  }
+
+  @Override
+  public void close() {
+    openSegments.invalidateAll();
+    try {
+      catalog.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "Closing Iceberg catalog {} failed: {}",
+          config.catalogDescription(),
+          redactor.describe(e));
+    }
+  }
+
+  private void closeQuietly(StoredSegment segment) {
+    if (segment == null) {
+      return;
+    }
+    try {
+      segment.close();
+    } catch (RuntimeException e) {
+      LOG.debug("Releasing the readers of a remote segment failed: {}", redactor.describe(e));
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.floe.rsm.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.tier.TieredSegments.CopyResult;
+import java.lang.management.ManagementFactory;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+
+/** Each intent method moves the JMX attributes the broker exposes. */
+class FloeRsmMetricsTest {
+  private static final int BROKER = 91;
+  private final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+
+  private Object attribute(String name, String attribute) throws Exception {
+    return jmx.getAttribute(FloeRsmMetrics.objectName(BROKER, name), attribute);
+  }
+
+  @Test
+  void aCopyCountsItsBytesRecordsAttemptsAndLatency() throws Exception {
+    try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
+      metrics.recordCopy(new CopyResult("db.payments", 1, 300, 2, 4096, 1024, 80, 2, 0), 3_900_000);
+      metrics.recordCopy(new CopyResult("db.payments", 2, 100, 0, 1000, 500, 80, 1, 1), 6_000_000);
+      metrics.recordCopyError();
+
+      assertThat(attribute("CopyCount", "Count")).isEqualTo(2L);
+      assertThat(attribute("CopyBytes", "Count")).isEqualTo(5096L);
+      assertThat(attribute("CopyRecords", "Count")).isEqualTo(400L);
+      assertThat(attribute("CommitAttempts", "Count")).isEqualTo(3L);
+      assertThat(attribute("CopyErrors", "Count")).isEqualTo(1L);
+      assertThat(attribute("CopyLatency", "Count")).isEqualTo(2L);
+      assertThat(attribute("CopyLatency", "MaxMs")).isEqualTo(6L);
+      assertThat(attribute("CopyLatency", "MeanMs")).isEqualTo(4.5);
+    }
+  }
+
+  @Test
+  void fetchesIndexFetchesAndDeletes() throws Exception {
+    try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
+      metrics.recordFetch(2_000_000);
+      metrics.recordFetchBytes(100);
+      metrics.recordFetchBytes(23);
+      metrics.recordFetchError();
+      metrics.recordIndexFetch();
+      metrics.recordIndexFetch();
+      metrics.recordDelete(1_000_000);
+      metrics.recordDeleteError();
+
+      assertThat(attribute("FetchCount", "Count")).isEqualTo(1L);
+      assertThat(attribute("FetchLatency", "Count")).isEqualTo(1L);
+      assertThat(attribute("FetchLatency", "MaxMs")).isEqualTo(2L);
+      assertThat(attribute("FetchBytes", "Count")).isEqualTo(123L);
+      assertThat(attribute("FetchErrors", "Count")).isEqualTo(1L);
+      assertThat(attribute("IndexFetchCount", "Count")).isEqualTo(2L);
+      assertThat(attribute("DeleteCount", "Count")).isEqualTo(1L);
+      assertThat(attribute("DeleteLatency", "Count")).isEqualTo(1L);
+      assertThat(attribute("DeleteErrors", "Count")).isEqualTo(1L);
+      assertThat(attribute("CopyLatency", "MeanMs")).isEqualTo(0.0);
+    }
+  }
+
+  @Test
+  void aNewInstanceReplacesAnUnclosedOneAndCloseUnregisters() throws Exception {
+    FloeRsmMetrics first = new FloeRsmMetrics(BROKER);
+    first.recordDelete(0);
+    try (FloeRsmMetrics second = new FloeRsmMetrics(BROKER)) {
+      assertThat(attribute("DeleteCount", "Count")).isEqualTo(0L);
+    }
+    assertThat(jmx.isRegistered(FloeRsmMetrics.objectName(BROKER, "DeleteCount"))).isFalse();
+    first.close();
+  }
+
+  @Test
+  void namesCarryTheBrokerIdWhenKnown() throws Exception {
+    assertThat(FloeRsmMetrics.objectName(7, "CopyErrors"))
+        .isEqualTo(
+            new ObjectName("kafka.server:type=FloeRemoteStorageManager,broker=7,name=CopyErrors"));
+    assertThat(FloeRsmMetrics.objectName(-1, "CopyErrors"))
+        .isEqualTo(new ObjectName("kafka.server:type=FloeRemoteStorageManager,name=CopyErrors"));
+  }
+}
