@@ -3,6 +3,7 @@ package io.floe.rsm;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -172,56 +173,9 @@ final class StorageProbe {
     String location = redactor.redact(rawLocation);
     SdkServiceException service = find(failure, SdkServiceException.class);
     if (service != null) {
-      int status = service.statusCode();
-      String code =
-          service instanceof AwsServiceException aws && aws.awsErrorDetails() != null
-              ? aws.awsErrorDetails().errorCode()
-              : null;
-      String answer =
-          "the object store answered "
-              + status
-              + (code == null ? "" : " " + code)
-              + ": "
-              + redactor.redact(firstLine(service));
-      if (BUCKET_CODES.contains(code) || (code == null && status == 404)) {
-        return new ConfigException(
-            FloeRsmConfig.ICEBERG_WAREHOUSE,
-            warehouse,
-            "the storage probe could not write "
-                + location
-                + ": "
-                + answer
-                + ". Create the bucket or fix "
-                + FloeRsmConfig.ICEBERG_WAREHOUSE
-                + hint());
-      }
-      if (CREDENTIAL_CODES.contains(code) || status == 401 || status == 403) {
-        return new ConfigException(
-            "Storage credentials refused: the storage probe could not write "
-                + location
-                + ": "
-                + answer
-                + ". Check "
-                + credentialKeys()
-                + hint());
-      }
-      if (status >= 400 && status < 500 && status != 408 && status != 429) {
-        return new ConfigException(
-            FloeRsmConfig.ICEBERG_WAREHOUSE,
-            warehouse,
-            "the storage probe could not write "
-                + location
-                + ": "
-                + answer
-                + ". Check "
-                + FloeRsmConfig.ICEBERG_WAREHOUSE
-                + ", iceberg.s3.endpoint and iceberg.client.region"
-                + hint());
-      }
-      return null;
+      return refusedByService(service, warehouse, location);
     }
-    java.nio.file.AccessDeniedException denied =
-        find(failure, java.nio.file.AccessDeniedException.class);
+    AccessDeniedException denied = find(failure, AccessDeniedException.class);
     if (denied != null) {
       return new ConfigException(
           FloeRsmConfig.ICEBERG_WAREHOUSE,
@@ -231,6 +185,58 @@ final class StorageProbe {
               + " (access denied: "
               + redactor.redact(denied.getMessage())
               + ")"
+              + hint());
+    }
+    return null;
+  }
+
+  /** A ConfigException for an object-store answer that names a configuration problem, else null. */
+  private ConfigException refusedByService(
+      SdkServiceException service, String warehouse, String location) {
+    int status = service.statusCode();
+    String code =
+        service instanceof AwsServiceException aws && aws.awsErrorDetails() != null
+            ? aws.awsErrorDetails().errorCode()
+            : null;
+    String answer =
+        "the object store answered "
+            + status
+            + (code == null ? "" : " " + code)
+            + ": "
+            + redactor.redact(firstLine(service));
+    if (BUCKET_CODES.contains(code) || (code == null && status == 404)) {
+      return new ConfigException(
+          FloeRsmConfig.ICEBERG_WAREHOUSE,
+          warehouse,
+          "the storage probe could not write "
+              + location
+              + ": "
+              + answer
+              + ". Create the bucket or fix "
+              + FloeRsmConfig.ICEBERG_WAREHOUSE
+              + hint());
+    }
+    if (CREDENTIAL_CODES.contains(code) || status == 401 || status == 403) {
+      return new ConfigException(
+          "Storage credentials refused: the storage probe could not write "
+              + location
+              + ": "
+              + answer
+              + ". Check "
+              + credentialKeys()
+              + hint());
+    }
+    if (status >= 400 && status < 500 && status != 408 && status != 429) {
+      return new ConfigException(
+          FloeRsmConfig.ICEBERG_WAREHOUSE,
+          warehouse,
+          "the storage probe could not write "
+              + location
+              + ": "
+              + answer
+              + ". Check "
+              + FloeRsmConfig.ICEBERG_WAREHOUSE
+              + ", iceberg.s3.endpoint and iceberg.client.region"
               + hint());
     }
     return null;
