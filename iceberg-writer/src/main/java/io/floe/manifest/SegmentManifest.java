@@ -4,6 +4,7 @@ import io.floe.format.Reencoding;
 import io.floe.manifest.Sidecar.Section;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +17,10 @@ import java.util.Optional;
  * the indexes and snapshots Kafka asks for. Stored as a {@link Sidecar}: the properties section
  * holds the scalar fields, one section each holds the rest.
  *
- * <p>The keys, their order and the sections are the stored format of {@link #FORMAT_VERSION}:
- * {@link #toBytes()} writes the bytes every Floe since this version wrote, and {@link #parse} skips
- * properties and sections it does not know (written by a newer Floe of the same version).
+ * <p>The property keys, their order and the section ids are the stored format of {@link
+ * #FORMAT_VERSION}: {@link #toBytes()} writes the same bytes earlier Floe versions wrote for the
+ * same segment, and {@link #parse} skips properties and sections it does not know (a newer Floe may
+ * add them within the same version).
  */
 public final class SegmentManifest {
   /** The version of the stored format: the version byte of the sidecar container. */
@@ -32,6 +34,10 @@ public final class SegmentManifest {
   private static final String SEGMENT_ID = "segment-id";
   private static final String REENCODING_VERSION = "encoding-version";
 
+  private static final List<Section> OPTIONAL_BLOBS =
+      List.of(
+          Section.TRANSACTION_INDEX, Section.PRODUCER_SNAPSHOT, Section.LEADER_EPOCH_CHECKPOINT);
+
   private final String topic;
   private final String topicId;
   private final int partition;
@@ -40,11 +46,9 @@ public final class SegmentManifest {
   private final int reencodingVersion;
   private final List<String> dataFiles;
   private final BatchDirectory directory;
-  private final byte[] offsetIndex;
-  private final byte[] timeIndex;
-  private final byte[] transactionIndex;
-  private final byte[] producerSnapshot;
-  private final byte[] leaderEpochCheckpoint;
+
+  /** The indexes and snapshots, each as Kafka gave it: stored, and served, as they are. */
+  private final Map<Section, byte[]> blobs;
 
   private SegmentManifest(
       String topic,
@@ -55,7 +59,7 @@ public final class SegmentManifest {
       int reencodingVersion,
       List<String> dataFiles,
       BatchDirectory directory,
-      Map<Section, byte[]> sections) {
+      Map<Section, byte[]> blobs) {
     this.topic = topic;
     this.topicId = topicId;
     this.partition = partition;
@@ -64,11 +68,7 @@ public final class SegmentManifest {
     this.reencodingVersion = reencodingVersion;
     this.dataFiles = List.copyOf(dataFiles);
     this.directory = directory;
-    this.offsetIndex = sections.get(Section.OFFSET_INDEX);
-    this.timeIndex = sections.get(Section.TIME_INDEX);
-    this.transactionIndex = sections.get(Section.TRANSACTION_INDEX);
-    this.producerSnapshot = sections.get(Section.PRODUCER_SNAPSHOT);
-    this.leaderEpochCheckpoint = sections.get(Section.LEADER_EPOCH_CHECKPOINT);
+    this.blobs = new EnumMap<>(blobs);
   }
 
   public static Builder builder() {
@@ -134,27 +134,28 @@ public final class SegmentManifest {
   }
 
   public ByteBuffer offsetIndex() {
-    return view(offsetIndex);
+    return view(Section.OFFSET_INDEX).orElseThrow();
   }
 
   public ByteBuffer timeIndex() {
-    return view(timeIndex);
+    return view(Section.TIME_INDEX).orElseThrow();
   }
 
   public Optional<ByteBuffer> transactionIndex() {
-    return Optional.ofNullable(transactionIndex).map(SegmentManifest::view);
+    return view(Section.TRANSACTION_INDEX);
   }
 
   public Optional<ByteBuffer> producerSnapshot() {
-    return Optional.ofNullable(producerSnapshot).map(SegmentManifest::view);
+    return view(Section.PRODUCER_SNAPSHOT);
   }
 
   public Optional<ByteBuffer> leaderEpochCheckpoint() {
-    return Optional.ofNullable(leaderEpochCheckpoint).map(SegmentManifest::view);
+    return view(Section.LEADER_EPOCH_CHECKPOINT);
   }
 
-  private static ByteBuffer view(byte[] bytes) {
-    return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
+  /** A fresh read-only view each time: callers read it from its start. */
+  private Optional<ByteBuffer> view(Section section) {
+    return Optional.ofNullable(blobs.get(section)).map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
   }
 
   /** The sidecar object to store beside the segment's data files. */
@@ -175,19 +176,9 @@ public final class SegmentManifest {
         Sidecar.builder()
             .properties(properties)
             .put(Section.DATA_FILES, files.toString())
-            .put(Section.BATCH_DIRECTORY, directory.serialize())
-            .put(Section.OFFSET_INDEX, offsetIndex)
-            .put(Section.TIME_INDEX, timeIndex);
-    putIfPresent(sidecar, Section.TRANSACTION_INDEX, transactionIndex);
-    putIfPresent(sidecar, Section.PRODUCER_SNAPSHOT, producerSnapshot);
-    putIfPresent(sidecar, Section.LEADER_EPOCH_CHECKPOINT, leaderEpochCheckpoint);
+            .put(Section.BATCH_DIRECTORY, directory.serialize());
+    blobs.forEach(sidecar::put);
     return sidecar.build().toBytes();
-  }
-
-  private static void putIfPresent(Sidecar.Builder sidecar, Section section, byte[] bytes) {
-    if (bytes != null) {
-      sidecar.put(section, bytes);
-    }
   }
 
   /**
@@ -212,15 +203,11 @@ public final class SegmentManifest {
     } catch (IllegalArgumentException e) {
       throw new CorruptSidecarException("Sidecar's batch directory cannot be read", e);
     }
-    Map<Section, byte[]> sections = new LinkedHashMap<>();
-    sections.put(Section.OFFSET_INDEX, sidecar.require(Section.OFFSET_INDEX));
-    sections.put(Section.TIME_INDEX, sidecar.require(Section.TIME_INDEX));
-    for (Section optional :
-        List.of(
-            Section.TRANSACTION_INDEX,
-            Section.PRODUCER_SNAPSHOT,
-            Section.LEADER_EPOCH_CHECKPOINT)) {
-      sidecar.section(optional).ifPresent(b -> sections.put(optional, b));
+    Map<Section, byte[]> blobs = new EnumMap<>(Section.class);
+    blobs.put(Section.OFFSET_INDEX, sidecar.require(Section.OFFSET_INDEX));
+    blobs.put(Section.TIME_INDEX, sidecar.require(Section.TIME_INDEX));
+    for (Section optional : OPTIONAL_BLOBS) {
+      sidecar.section(optional).ifPresent(b -> blobs.put(optional, b));
     }
     return new SegmentManifest(
         property(properties, TOPIC),
@@ -231,7 +218,7 @@ public final class SegmentManifest {
         integer(properties, REENCODING_VERSION),
         dataFiles,
         directory,
-        sections);
+        blobs);
   }
 
   private static String property(Map<String, String> properties, String key) {
@@ -267,19 +254,9 @@ public final class SegmentManifest {
 
   @Override
   public String toString() {
-    return "SegmentManifest[segment "
-        + segmentId
-        + " of "
-        + topic
-        + "-"
-        + partition
-        + ", offsets "
-        + offsets
-        + ", re-encoding version "
-        + reencodingVersion
-        + ", "
-        + dataFiles.size()
-        + " data files]";
+    return String.format(
+        "SegmentManifest[segment %s of %s-%d, offsets %s, re-encoding version %d, %d data files]",
+        segmentId, topic, partition, offsets, reencodingVersion, dataFiles.size());
   }
 
   /**
@@ -294,7 +271,7 @@ public final class SegmentManifest {
     private Reencoding reencoding;
     private List<String> dataFiles;
     private BatchDirectory directory;
-    private final Map<Section, byte[]> sections = new LinkedHashMap<>();
+    private final Map<Section, byte[]> blobs = new EnumMap<>(Section.class);
 
     private Builder() {}
 
@@ -364,19 +341,19 @@ public final class SegmentManifest {
     /** Copies the remaining bytes of {@code bytes}, leaving its position as it is. */
     private Builder section(Section section, ByteBuffer bytes) {
       if (bytes == null) {
-        sections.remove(section);
+        blobs.remove(section);
       } else {
         byte[] copy = new byte[bytes.remaining()];
         bytes.duplicate().get(copy);
-        sections.put(section, copy);
+        blobs.put(section, copy);
       }
       return this;
     }
 
     /**
      * @throws NullPointerException when a needed field is not set
-     * @throws IllegalArgumentException when a data file location has a line break (it could not be
-     *     stored)
+     * @throws IllegalArgumentException when a data file location is empty or has a line break (it
+     *     could not be stored)
      */
     public SegmentManifest build() {
       Objects.requireNonNull(topic, "topic");
@@ -387,8 +364,8 @@ public final class SegmentManifest {
       Objects.requireNonNull(reencoding, "reencoding");
       Objects.requireNonNull(dataFiles, "dataFiles");
       Objects.requireNonNull(directory, "directory");
-      Objects.requireNonNull(sections.get(Section.OFFSET_INDEX), "offsetIndex");
-      Objects.requireNonNull(sections.get(Section.TIME_INDEX), "timeIndex");
+      Objects.requireNonNull(blobs.get(Section.OFFSET_INDEX), "offsetIndex");
+      Objects.requireNonNull(blobs.get(Section.TIME_INDEX), "timeIndex");
       for (String location : dataFiles) {
         if (location.isEmpty() || location.contains("\n")) {
           throw new IllegalArgumentException(
@@ -404,7 +381,7 @@ public final class SegmentManifest {
           reencoding.version(),
           dataFiles,
           directory,
-          new LinkedHashMap<>(sections));
+          blobs);
     }
   }
 }

@@ -192,6 +192,7 @@ class SegmentManifestTest {
     sections.put(7, PRODUCER_SNAPSHOT);
     sections.put(8, LEADER_EPOCH);
 
+    assertThat(SegmentManifest.FORMAT_VERSION).isEqualTo(1);
     assertThat(complete().build().toBytes()).isEqualTo(container(1, sections));
   }
 
