@@ -166,7 +166,7 @@ public final class SegmentWriter {
       ByteBuffer encoded = verifiedEncoding(batch, batchRecords);
       entries.add(
           new BatchDirectory.Entry(
-              header, batch.position(), encoded.remaining(), crcField(encoded), null));
+              header, batch.position(), encoded.remaining(), BatchHeader.crcOf(encoded), null));
       for (KafkaRecord record : batchRecords) {
         Record row = codec.toRow(partition, header, record);
         OpenFile file = fileFor(row);
@@ -330,9 +330,5 @@ public final class SegmentWriter {
       }
       Leftovers.delete(table.io(), writtenLocations);
     }
-  }
-
-  public static int crcField(ByteBuffer batch) {
-    return batch.getInt(batch.position() + 17);
   }
 }

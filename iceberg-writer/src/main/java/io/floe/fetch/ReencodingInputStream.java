@@ -1,6 +1,5 @@
 package io.floe.fetch;
 
-import io.floe.copy.SegmentWriter;
 import io.floe.format.BatchEncoder;
 import io.floe.format.BatchHeader;
 import io.floe.format.KafkaRecord;
@@ -196,15 +195,15 @@ public final class ReencodingInputStream extends InputStream {
       }
     }
     ByteBuffer encoded = BatchEncoder.encode(header, records, reencoding);
-    if (encoded.remaining() != entry.encodedSize()
-        || SegmentWriter.crcField(encoded) != entry.encodedCrc()) {
+    int crc = BatchHeader.crcOf(encoded);
+    if (encoded.remaining() != entry.encodedSize() || crc != entry.encodedCrc()) {
       throw new IOException(
           "Batch at offset "
               + header.baseOffset()
               + " re-encodes to "
               + encoded.remaining()
               + " bytes with CRC "
-              + Integer.toUnsignedString(SegmentWriter.crcField(encoded))
+              + Integer.toUnsignedString(crc)
               + ", but was copied as "
               + entry.encodedSize()
               + " bytes with CRC "

@@ -4,8 +4,8 @@ import io.floe.commit.SegmentCommitter;
 import io.floe.format.Reencoding;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
-import io.floe.manifest.Sidecar;
-import io.floe.manifest.Sidecar.Section;
+import io.floe.manifest.OffsetRange;
+import io.floe.manifest.SegmentManifest;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -23,59 +22,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A copied segment, opened from its sidecar: serves its record stream and the indexes Kafka asks
- * for.
+ * A copied segment, opened from its manifest: serves its record stream through a pool of
+ * re-encoding streams, and the indexes Kafka asks for.
  */
 public final class StoredSegment implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StoredSegment.class);
   public static final int MAX_IDLE_STREAMS = 2;
-
-  public static final String PROP_TOPIC = "topic";
-  public static final String PROP_TOPIC_ID = "topic-id";
-  public static final String PROP_PARTITION = "partition";
-  public static final String PROP_BASE_OFFSET = "base-offset";
-  public static final String PROP_LAST_OFFSET = "last-offset";
-  public static final String PROP_SEGMENT_ID = "segment-id";
-  public static final String PROP_ENCODING_VERSION = "encoding-version";
 
   private final Deque<ReencodingInputStream> idle = new ArrayDeque<>();
   private long reused;
   private boolean closed;
   private final Reencoding reencoding;
   private final Table table;
-  private final Sidecar sidecar;
-  private final BatchDirectory directory;
-  private final List<String> dataFiles;
+  private final SegmentManifest manifest;
   private volatile List<String> effectiveFiles;
 
-  public StoredSegment(Table table, Sidecar sidecar) {
-    this.reencoding = reencoding(sidecar);
+  /**
+   * @throws CorruptSidecarException when the segment was copied with a re-encoding this Floe does
+   *     not know: it is refused, loudly, rather than served with indexes that would not match the
+   *     stream
+   */
+  public StoredSegment(Table table, SegmentManifest manifest) {
+    this.reencoding = manifest.reencoding();
     this.table = table;
-    this.sidecar = sidecar;
-    this.directory = BatchDirectory.deserialize(sidecar.require(Section.BATCH_DIRECTORY));
-    this.dataFiles = dataFiles(sidecar);
+    this.manifest = manifest;
   }
 
-  /**
-   * The re-encoding the segment's indexes were derived from (its copy recorded it): fetches
-   * re-encode the same way, so segments copied by an earlier Floe keep being served. A version this
-   * Floe does not know is refused, loudly, rather than served with indexes that would not match the
-   * stream.
-   */
-  private static Reencoding reencoding(Sidecar sidecar) {
-    String version = sidecar.properties().get(PROP_ENCODING_VERSION);
-    try {
-      return Reencoding.of(Integer.parseInt(String.valueOf(version)));
-    } catch (IllegalArgumentException e) {
-      throw new CorruptSidecarException(
-          "Segment "
-              + sidecar.properties().get(PROP_SEGMENT_ID)
-              + " was copied with re-encoding version "
-              + version
-              + ", this Floe re-encodes with versions up to "
-              + Reencoding.CURRENT.version()
-              + ": its indexes would not match the served stream");
-    }
+  public SegmentManifest manifest() {
+    return manifest;
   }
 
   public Reencoding reencoding() {
@@ -83,11 +57,11 @@ public final class StoredSegment implements AutoCloseable {
   }
 
   public BatchDirectory directory() {
-    return directory;
+    return manifest.directory();
   }
 
   public List<String> dataFiles() {
-    return dataFiles;
+    return manifest.dataFiles();
   }
 
   /**
@@ -110,7 +84,7 @@ public final class StoredSegment implements AutoCloseable {
     }
     return new Lease(
         new ReencodingInputStream(
-            table.io(), table.schema(), currentFiles(), directory, reencoding, position));
+            table.io(), table.schema(), currentFiles(), directory(), reencoding, position));
   }
 
   /**
@@ -122,19 +96,18 @@ public final class StoredSegment implements AutoCloseable {
   private List<String> currentFiles() {
     List<String> files = effectiveFiles;
     if (files == null) {
-      files = dataFiles;
-      for (String location : dataFiles) {
+      files = manifest.dataFiles();
+      for (String location : manifest.dataFiles()) {
         if (!table.io().newInputFile(location).exists()) {
           files = filesInTable();
           LOG.info(
               "Data file {} of segment {} is gone (rewritten by a compaction?): reading the {} files the table"
-                  + " holds for partition {} offsets {}..{}",
+                  + " holds for partition {} offsets {}",
               location,
-              sidecar.properties().get(PROP_SEGMENT_ID),
+              manifest.segmentId(),
               files.size(),
               partition(),
-              offsets(sidecar)[0],
-              offsets(sidecar)[1]);
+              manifest.offsets());
           break;
         }
       }
@@ -145,7 +118,8 @@ public final class StoredSegment implements AutoCloseable {
 
   private List<String> filesInTable() {
     table.refresh();
-    long[] range = offsets(sidecar);
+    OffsetRange offsets = manifest.offsets();
+    long[] range = {offsets.first(), offsets.last()};
     List<String> out = new ArrayList<>();
     if (table.currentSnapshot() != null) {
       for (FileScanTask task :
@@ -157,7 +131,7 @@ public final class StoredSegment implements AutoCloseable {
   }
 
   private int partition() {
-    return Integer.parseInt(sidecar.properties().get(PROP_PARTITION));
+    return manifest.partition();
   }
 
   /** How many fetches continued an earlier fetch's readers (for metrics and tests). */
@@ -248,46 +222,22 @@ public final class StoredSegment implements AutoCloseable {
   }
 
   public ByteBuffer offsetIndex() {
-    return ByteBuffer.wrap(sidecar.require(Section.OFFSET_INDEX)).asReadOnlyBuffer();
+    return manifest.offsetIndex();
   }
 
   public ByteBuffer timeIndex() {
-    return ByteBuffer.wrap(sidecar.require(Section.TIME_INDEX)).asReadOnlyBuffer();
+    return manifest.timeIndex();
   }
 
   public Optional<ByteBuffer> transactionIndex() {
-    return sidecar
-        .section(Section.TRANSACTION_INDEX)
-        .map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
+    return manifest.transactionIndex();
   }
 
   public Optional<ByteBuffer> producerSnapshot() {
-    return sidecar
-        .section(Section.PRODUCER_SNAPSHOT)
-        .map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
+    return manifest.producerSnapshot();
   }
 
   public Optional<ByteBuffer> leaderEpochCheckpoint() {
-    return sidecar
-        .section(Section.LEADER_EPOCH_CHECKPOINT)
-        .map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
-  }
-
-  public static List<String> dataFiles(Sidecar sidecar) {
-    List<String> out = new ArrayList<>();
-    for (String line : sidecar.string(Section.DATA_FILES).split("\n")) {
-      if (!line.isEmpty()) {
-        out.add(line);
-      }
-    }
-    return out;
-  }
-
-  /** {base offset, last offset} from the sidecar's properties. */
-  public static long[] offsets(Sidecar sidecar) {
-    Map<String, String> props = sidecar.properties();
-    return new long[] {
-      Long.parseLong(props.get(PROP_BASE_OFFSET)), Long.parseLong(props.get(PROP_LAST_OFFSET))
-    };
+    return manifest.leaderEpochCheckpoint();
   }
 }

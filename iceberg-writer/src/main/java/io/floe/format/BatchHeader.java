@@ -80,6 +80,14 @@ public record BatchHeader(
     return (attributes & DELETE_HORIZON_MASK) != 0;
   }
 
+  /**
+   * The CRC field, as stored and not verified, of the batch that starts at {@code batch}'s
+   * position.
+   */
+  public static int crcOf(ByteBuffer batch) {
+    return batch.getInt(batch.position() + CRC_OFFSET);
+  }
+
   /** Reads the 61 header bytes at buffer's absolute index {@code at}, big-endian. */
   static BatchHeader read(ByteBuffer b, int at) {
     return new BatchHeader(

@@ -1,6 +1,7 @@
 package io.floe.manifest;
 
 import io.floe.format.BatchHeader;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -21,6 +22,9 @@ import java.util.List;
 public final class BatchDirectory {
   /** Kafka's default {@code index.interval.bytes}. */
   public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+
+  /** An entry as {@link #serialize()} writes it without a control batch: header, then 20 bytes. */
+  private static final int MIN_SERIALIZED_ENTRY_BYTES = BatchHeader.HEADER_SIZE + 8 + 4 + 4 + 4;
 
   private final List<Entry> entries;
   private final long[] encodedPositions;
@@ -182,9 +186,23 @@ public final class BatchDirectory {
     return bytes.toByteArray();
   }
 
+  /**
+   * Reads what {@link #serialize()} wrote.
+   *
+   * @throws IllegalArgumentException when {@code data} is not a serialized directory (truncated, or
+   *     an entry count or control-batch length it cannot hold)
+   */
   public static BatchDirectory deserialize(byte[] data) {
-    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(data))) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
       int count = in.readInt();
+      if (count < 0 || count > data.length / MIN_SERIALIZED_ENTRY_BYTES) {
+        throw new IllegalArgumentException(
+            "Corrupt batch directory: "
+                + count
+                + " entries cannot fit in "
+                + data.length
+                + " bytes");
+      }
       List<Entry> entries = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
         BatchHeader h =
@@ -206,6 +224,10 @@ public final class BatchDirectory {
         int encodedSize = in.readInt();
         int encodedCrc = in.readInt();
         int controlLength = in.readInt();
+        if (controlLength < -1) {
+          throw new IllegalArgumentException(
+              "Corrupt batch directory: control batch length " + controlLength);
+        }
         byte[] control = null;
         if (controlLength >= 0) {
           control = new byte[controlLength];

@@ -4,12 +4,15 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.zip.CRC32C;
@@ -82,7 +85,7 @@ public final class Sidecar {
 
   /** The PROPERTIES section as key/value pairs (one {@code key=value} per line). */
   public Map<String, String> properties() {
-    Map<String, String> out = new java.util.LinkedHashMap<>();
+    Map<String, String> out = new LinkedHashMap<>();
     for (String line :
         section(Section.PROPERTIES)
             .map(b -> new String(b, StandardCharsets.UTF_8))
@@ -207,8 +210,8 @@ public final class Sidecar {
     }
   }
 
-  private static final class NonClosing extends java.io.FilterOutputStream {
-    NonClosing(java.io.OutputStream out) {
+  private static final class NonClosing extends FilterOutputStream {
+    NonClosing(OutputStream out) {
       super(out);
     }
 

@@ -9,17 +9,15 @@ import io.floe.copy.WrittenSegment;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.Reencoding;
 import io.floe.manifest.BatchDirectory;
-import io.floe.manifest.Sidecar;
-import io.floe.manifest.Sidecar.Section;
+import io.floe.manifest.OffsetRange;
+import io.floe.manifest.SegmentManifest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
@@ -101,7 +99,7 @@ public final class TieredSegments {
         files.transactionIndex() == null
             ? List.of()
             : TransactionIndex.parse(files.transactionIndex());
-    byte[] sidecar = sidecar(key, files, written).toBytes();
+    byte[] sidecar = manifest(key, files, written).toBytes();
     try {
       writeObject(table, sidecarLocation, sidecar);
       SegmentCommitter.Result result;
@@ -148,42 +146,30 @@ public final class TieredSegments {
     }
   }
 
-  private Sidecar sidecar(SegmentKey key, SegmentFiles files, WrittenSegment written) {
-    StringBuilder dataFiles = new StringBuilder();
+  private SegmentManifest manifest(SegmentKey key, SegmentFiles files, WrittenSegment written) {
+    List<String> dataFiles = new ArrayList<>();
     for (DataFile f : written.dataFiles()) {
-      dataFiles.append(f.location()).append('\n');
+      dataFiles.add(f.location());
     }
-    Map<String, String> properties = new LinkedHashMap<>();
-    properties.put(StoredSegment.PROP_TOPIC, key.topic());
-    properties.put(StoredSegment.PROP_TOPIC_ID, key.topicId());
-    properties.put(StoredSegment.PROP_PARTITION, Integer.toString(key.partition()));
-    properties.put(StoredSegment.PROP_BASE_OFFSET, Long.toString(files.baseOffset()));
-    properties.put(StoredSegment.PROP_LAST_OFFSET, Long.toString(written.lastOffset()));
-    properties.put(StoredSegment.PROP_SEGMENT_ID, key.segmentId());
-    properties.put(StoredSegment.PROP_ENCODING_VERSION, Integer.toString(reencoding.version()));
     BatchDirectory directory = written.directory();
-    Sidecar.Builder builder =
-        Sidecar.builder()
-            .properties(properties)
-            .put(Section.DATA_FILES, dataFiles.toString())
-            .put(Section.BATCH_DIRECTORY, directory.serialize())
-            .put(
-                Section.OFFSET_INDEX, directory.offsetIndex(files.baseOffset(), indexIntervalBytes))
-            .put(
-                Section.TIME_INDEX,
-                files.timeIndex() != null
-                    ? files.timeIndex()
-                    : directory.timeIndex(files.baseOffset(), indexIntervalBytes));
-    if (files.transactionIndex() != null) {
-      builder.put(Section.TRANSACTION_INDEX, files.transactionIndex());
-    }
-    if (files.producerSnapshot() != null) {
-      builder.put(Section.PRODUCER_SNAPSHOT, files.producerSnapshot());
-    }
-    if (files.leaderEpochCheckpoint() != null) {
-      builder.put(Section.LEADER_EPOCH_CHECKPOINT, files.leaderEpochCheckpoint());
-    }
-    return builder.build();
+    return SegmentManifest.builder()
+        .topic(key.topic())
+        .topicId(key.topicId())
+        .partition(key.partition())
+        .offsets(new OffsetRange(files.baseOffset(), written.lastOffset()))
+        .segmentId(key.segmentId())
+        .reencoding(reencoding)
+        .dataFiles(dataFiles)
+        .directory(directory)
+        .offsetIndex(directory.offsetIndex(files.baseOffset(), indexIntervalBytes))
+        .timeIndex(
+            files.timeIndex() != null
+                ? files.timeIndex()
+                : directory.timeIndex(files.baseOffset(), indexIntervalBytes))
+        .transactionIndex(files.transactionIndex())
+        .producerSnapshot(files.producerSnapshot())
+        .leaderEpochCheckpoint(files.leaderEpochCheckpoint())
+        .build();
   }
 
   /**
@@ -204,7 +190,7 @@ public final class TieredSegments {
       throw new SegmentNotFoundException(
           "Segment " + key.segmentId() + " is not stored at " + location);
     }
-    return new StoredSegment(table, Sidecar.parse(bytes));
+    return new StoredSegment(table, SegmentManifest.parse(bytes));
   }
 
   /**
@@ -218,15 +204,16 @@ public final class TieredSegments {
       return;
     }
     String location = key.sidecarLocation(table.location());
-    Sidecar sidecar;
+    SegmentManifest manifest;
     try {
-      sidecar = Sidecar.parse(readObject(table.io().newInputFile(location)));
+      manifest = SegmentManifest.parse(readObject(table.io().newInputFile(location)));
     } catch (NotFoundException e) {
       LOG.debug("Segment {} has no sidecar at {}: nothing to delete", key.segmentId(), location);
       return;
     }
-    Set<String> files = new HashSet<>(StoredSegment.dataFiles(sidecar));
-    long[] range = StoredSegment.offsets(sidecar);
+    Set<String> files = new HashSet<>(manifest.dataFiles());
+    OffsetRange offsets = manifest.offsets();
+    long[] range = {offsets.first(), offsets.last()};
     Set<String> live =
         removeRows
             ? removeFromTable(table, key, files, range)

@@ -43,6 +43,12 @@ class ReencodingVersionTest {
   private static final String TOPIC = "clicks";
   private static final String TOPIC_ID = "BBBBBBBBBBBBBBBBBBBBBB";
 
+  /**
+   * The sidecar property every Floe since the first re-encoding guard stores the version under:
+   * spelled out here, not taken from the code under test, so that renaming it fails this test.
+   */
+  private static final String ENCODING_VERSION_KEY = "encoding-version";
+
   @TempDir Path dir;
 
   private Path segment() throws IOException {
@@ -93,7 +99,7 @@ class ReencodingVersionTest {
           fx,
           key,
           p -> {
-            p.put(StoredSegment.PROP_ENCODING_VERSION, "1");
+            p.put(ENCODING_VERSION_KEY, "1");
             return p;
           });
       StoredSegment segment = fx.segments.open(key);
@@ -119,12 +125,16 @@ class ReencodingVersionTest {
           fx,
           key,
           p -> {
-            p.put(StoredSegment.PROP_ENCODING_VERSION, "99");
+            p.put(ENCODING_VERSION_KEY, "99");
             return p;
           });
       assertThatThrownBy(() -> fx.segments.open(key))
           .isInstanceOf(CorruptSidecarException.class)
           .hasMessageContaining("re-encoding version 99");
+      // Deleting needs no re-encoding: a segment this Floe cannot serve can still be deleted.
+      fx.segments.delete(key, true);
+      assertThat(TableFixture.rows(fx.table(TOPIC, TOPIC_ID))).isEmpty();
+      assertThatThrownBy(() -> fx.segments.open(key)).isInstanceOf(SegmentNotFoundException.class);
     }
   }
 
