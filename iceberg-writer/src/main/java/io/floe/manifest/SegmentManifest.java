@@ -34,6 +34,12 @@ public final class SegmentManifest {
   private static final String SEGMENT_ID = "segment-id";
   private static final String REENCODING_VERSION = "encoding-version";
 
+  /**
+   * Sidecars of the earliest Floe builds recorded no re-encoding version: such a segment cannot be
+   * served (its indexes may not match), but Kafka must still be able to delete it.
+   */
+  private static final int UNRECORDED_VERSION = 0;
+
   private static final List<Section> OPTIONAL_BLOBS =
       List.of(
           Section.TRANSACTION_INDEX, Section.PRODUCER_SNAPSHOT, Section.LEADER_EPOCH_CHECKPOINT);
@@ -115,8 +121,9 @@ public final class SegmentManifest {
       throw new CorruptSidecarException(
           "Segment "
               + segmentId
-              + " was copied with re-encoding version "
-              + reencodingVersion
+              + (reencodingVersion == UNRECORDED_VERSION
+                  ? " was copied without a re-encoding version"
+                  : " was copied with re-encoding version " + reencodingVersion)
               + ", this Floe re-encodes with versions up to "
               + Reencoding.CURRENT.version()
               + ": its indexes would not match the served stream",
@@ -215,7 +222,9 @@ public final class SegmentManifest {
         integer(properties, PARTITION),
         new OffsetRange(number(properties, BASE_OFFSET), number(properties, LAST_OFFSET)),
         property(properties, SEGMENT_ID),
-        integer(properties, REENCODING_VERSION),
+        properties.containsKey(REENCODING_VERSION)
+            ? integer(properties, REENCODING_VERSION)
+            : UNRECORDED_VERSION,
         dataFiles,
         directory,
         blobs);

@@ -236,6 +236,27 @@ class SegmentManifestTest {
   }
 
   @Test
+  void aSidecarWithoutAReencodingVersionCanBeDeletedButNotServed() {
+    Sidecar.Builder builder = previousFloeSidecar("2");
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("topic", "orders.v1");
+    properties.put("topic-id", "fXq3cN6tR0m3Q0nS0b6y1w");
+    properties.put("partition", "3");
+    properties.put("base-offset", "100");
+    properties.put("last-offset", "110");
+    properties.put("segment-id", "seg-1_A");
+    SegmentManifest parsed =
+        SegmentManifest.parse(builder.properties(properties).build().toBytes());
+
+    assertThat(parsed.dataFiles()).as("still readable, so the segment can be deleted").hasSize(2);
+    assertThat(parsed.offsets()).isEqualTo(new OffsetRange(100, 110));
+    assertThatThrownBy(parsed::reencoding)
+        .isInstanceOf(CorruptSidecarException.class)
+        .hasMessageContaining("seg-1_A was copied without a re-encoding version")
+        .hasMessageContaining("would not match the served stream");
+  }
+
+  @Test
   void damagedBytesAreRefused() {
     byte[] bytes = complete().build().toBytes();
 
