@@ -3,7 +3,7 @@ package io.floe.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.floe.commit.SegmentCommitter;
+import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableOptions;
 import io.floe.tier.TopicTables;
 import java.lang.management.ManagementFactory;
@@ -267,17 +267,16 @@ final class TieredTopic {
         s != null;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       Map<String, String> summary = s.summary();
-      if (summary.containsKey(SegmentCommitter.SUMMARY_START_OFFSET)) {
+      if (summary.containsKey(SegmentSummary.START_OFFSET)) {
         out.add(
             0,
             new CopySnapshot(
                 s.snapshotId(),
-                Long.parseLong(summary.get(SegmentCommitter.SUMMARY_START_OFFSET)),
-                Long.parseLong(summary.get(SegmentCommitter.SUMMARY_END_OFFSET)),
-                summary.get(SegmentCommitter.SUMMARY_SEGMENT_ID),
+                Long.parseLong(summary.get(SegmentSummary.START_OFFSET)),
+                Long.parseLong(summary.get(SegmentSummary.END_OFFSET)),
+                summary.get(SegmentSummary.SEGMENT_ID),
                 Long.parseLong(summary.getOrDefault("added-records", "0")),
-                Integer.parseInt(
-                    summary.getOrDefault(SegmentCommitter.SUMMARY_REPLACED_FILES, "0"))));
+                Integer.parseInt(summary.getOrDefault(SegmentSummary.REPLACED_FILES, "0"))));
       }
     }
     return out;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.floe.commit.SegmentCommitter;
+import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableOptions;
 import io.floe.testing.SparkSqlRunner;
 import io.floe.testing.TestCatalogs;
@@ -473,10 +473,10 @@ class TieredTopicTest {
           s != null;
           s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
         Map<String, String> summary = s.summary();
-        if (summary.containsKey(SegmentCommitter.SUMMARY_END_OFFSET)) {
+        if (summary.containsKey(SegmentSummary.END_OFFSET)) {
           tieredEnd.merge(
-              Integer.parseInt(summary.get(SegmentCommitter.SUMMARY_PARTITION)),
-              Long.parseLong(summary.get(SegmentCommitter.SUMMARY_END_OFFSET)),
+              Integer.parseInt(summary.get(SegmentSummary.PARTITION)),
+              Long.parseLong(summary.get(SegmentSummary.END_OFFSET)),
               Math::max);
         }
       }

@@ -2,6 +2,7 @@ package io.floe.headview;
 
 import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.headview.HeadWriter.Ranges;
+import io.floe.layout.OffsetBounds;
 import io.floe.layout.TopicTableLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -451,9 +452,9 @@ final class HeadView implements AutoCloseable {
       next = new HashMap<>();
       if (current != null) {
         for (Snapshot s : SnapshotUtil.ancestorsOf(snapshotId, base::snapshot)) {
-          CommittedOffsets.summaryBound(s, next);
+          OffsetBounds.mergeSummaryEnd(s, next);
         }
-        CommittedOffsets.fileBounds(table, base, snapshotId, next);
+        OffsetBounds.of(table, base).mergeFileEnds(snapshotId, next);
       }
       boundsSnapshotId = snapshotId;
       committedNext = Map.copyOf(next);
@@ -488,8 +489,8 @@ final class HeadView implements AutoCloseable {
       }
       Map<Integer, Long> next = new HashMap<>(committedNext);
       for (Snapshot s : newer) {
-        CommittedOffsets.summaryBound(s, next);
-        CommittedOffsets.addedFileBounds(table, base, s, next);
+        OffsetBounds.mergeSummaryEnd(s, next);
+        OffsetBounds.of(table, base).mergeAddedFileEnds(s, next);
       }
       return next;
     }

@@ -1,6 +1,11 @@
 package io.floe.headview;
 
-import io.floe.layout.TopicTableLayout;
+import io.floe.format.RecordHeader;
+import io.floe.format.TimestampType;
+import io.floe.layout.OffsetBounds;
+import io.floe.layout.OffsetRange;
+import io.floe.rows.ConsumedRecord;
+import io.floe.rows.RowCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -23,8 +28,9 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * Writes head records read from Kafka as Parquet data files of a head view. A large read goes to
@@ -156,7 +162,7 @@ final class HeadWriter {
 
   private List<HeadFile> writePartitioned(KafkaHead kafka, String topic, Ranges range) {
     PartitionSpec spec = view.spec();
-    HeadRows rows = new HeadRows(schema);
+    RowCodec rows = new RowCodec(schema);
     PartitionKey key = new PartitionKey(spec, schema);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     long targetSize =
@@ -173,7 +179,7 @@ final class HeadWriter {
           range.to(),
           r -> {
             long t = System.nanoTime();
-            Record row = rows.toRow(r);
+            Record row = rows.newRow(consumed(r));
             key.partition(wrapper.wrap(row));
             writer.write(row, spec, key);
             writeNanos += System.nanoTime() - t;
@@ -197,7 +203,7 @@ final class HeadWriter {
 
   private List<HeadFile> writeSingle(
       KafkaHead kafka, String topic, Ranges range, PartitionSpec spec) {
-    HeadRows rows = new HeadRows(schema);
+    RowCodec rows = new RowCodec(schema);
     DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), spec, null);
     Map<Integer, Span> offsets = new TreeMap<>();
     long[] count = new long[1];
@@ -209,7 +215,7 @@ final class HeadWriter {
           range.to(),
           r -> {
             long t = System.nanoTime();
-            writer.write(rows.toRow(r));
+            writer.write(rows.newRow(consumed(r)));
             offsets.merge(
                 r.partition(),
                 new Span(r.offset(), r.offset()),
@@ -255,21 +261,35 @@ final class HeadWriter {
   }
 
   /**
-   * A partitioned file's Kafka partition and offset bounds, from its partition tuple and column
-   * bounds.
+   * A partitioned file's Kafka partition and offset bounds, from its partition tuple (or partition
+   * column bounds) and offset column bounds.
    */
   private Map<Integer, Span> offsetsFromBounds(DataFile file) {
-    int offsetId = schema.findField(TopicTableLayout.OFFSET).fieldId();
-    Integer partition =
-        CommittedOffsets.identityPartition(
-            view.specs().get(file.specId()),
-            file,
-            schema.findField(TopicTableLayout.PARTITION).fieldId());
-    Long first = CommittedOffsets.bound(file.lowerBounds(), offsetId, Types.LongType.get());
-    Long last = CommittedOffsets.bound(file.upperBounds(), offsetId, Types.LongType.get());
-    if (partition == null || first == null || last == null) {
+    OffsetBounds bounds = OffsetBounds.of(view);
+    Integer partition = bounds.partitionOf(file);
+    OffsetRange offsets = bounds.boundsOf(file);
+    if (partition == null || offsets == null) {
       return null;
     }
-    return Map.of(partition, new Span(first, last));
+    return Map.of(partition, new Span(offsets.first(), offsets.last()));
+  }
+
+  /** The fields of a consumed record that a row holds, without the Kafka client's types. */
+  static ConsumedRecord consumed(ConsumerRecord<byte[], byte[]> r) {
+    List<RecordHeader> headers = new ArrayList<>();
+    for (Header h : r.headers()) {
+      headers.add(new RecordHeader(h.key(), h.value()));
+    }
+    return new ConsumedRecord(
+        r.partition(),
+        r.offset(),
+        r.timestamp(),
+        r.timestampType() == org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME
+            ? TimestampType.LOG_APPEND_TIME
+            : TimestampType.CREATE_TIME,
+        r.leaderEpoch().orElse(-1),
+        r.key(),
+        r.value(),
+        headers);
   }
 }

@@ -1,6 +1,7 @@
 package io.floe.headview;
 
-import io.floe.commit.SegmentCommitter;
+import io.floe.layout.SegmentSummary;
+import io.floe.rows.RowCodec;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -49,7 +50,7 @@ public final class Tierer implements AutoCloseable {
   public void commit(Table table, int partition, long from, long to) throws IOException {
     table.refresh();
     Schema schema = table.schema();
-    HeadRows rows = new HeadRows(schema);
+    RowCodec rows = new RowCodec(schema);
     PartitionKey key = new PartitionKey(table.spec(), schema);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     FanoutDataWriter<Record> writer =
@@ -70,7 +71,7 @@ public final class Tierer implements AutoCloseable {
       while (consumer.position(tp) < to) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           if (r.offset() < to) {
-            Record row = rows.toRow(r);
+            Record row = rows.newRow(HeadWriter.consumed(r));
             key.partition(wrapper.wrap(row));
             writer.write(row, table.spec(), key);
           }
@@ -82,9 +83,9 @@ public final class Tierer implements AutoCloseable {
       delta.addRows(f);
     }
     delta
-        .set(SegmentCommitter.SUMMARY_PARTITION, Integer.toString(partition))
-        .set(SegmentCommitter.SUMMARY_START_OFFSET, Long.toString(from))
-        .set(SegmentCommitter.SUMMARY_END_OFFSET, Long.toString(to - 1))
+        .set(SegmentSummary.PARTITION, Integer.toString(partition))
+        .set(SegmentSummary.START_OFFSET, Long.toString(from))
+        .set(SegmentSummary.END_OFFSET, Long.toString(to - 1))
         .commit();
   }
 

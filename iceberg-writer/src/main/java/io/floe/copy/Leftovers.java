@@ -4,6 +4,7 @@ import java.util.Collection;
 import org.apache.iceberg.io.FileIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /** Objects a failed or superseded copy wrote and nothing references: deleted, best effort. */
 public final class Leftovers {
@@ -18,13 +19,22 @@ public final class Leftovers {
    * otherwise stay behind.
    */
   public static void delete(FileIO io, Collection<String> locations) {
+    delete(io, locations, Level.WARN);
+  }
+
+  /**
+   * As {@link #delete(FileIO, Collection)}, logging what cannot be deleted at {@code level}: DEBUG
+   * where a leftover costs only storage and is expected now and then (the delete files of a commit
+   * attempt that lost a race).
+   */
+  public static void delete(FileIO io, Collection<String> locations, Level level) {
     boolean interrupted = Thread.interrupted();
     try {
       for (String location : locations) {
         try {
           io.deleteFile(location);
         } catch (RuntimeException e) {
-          LOG.warn("Could not delete {}: {}", location, e.toString());
+          LOG.atLevel(level).log("Could not delete {}: {}", location, e.toString());
         }
       }
     } finally {

@@ -1,7 +1,7 @@
 package io.floe.fetch;
 
-import io.floe.commit.SegmentCommitter;
 import io.floe.format.Reencoding;
+import io.floe.layout.OffsetBounds;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
 import io.floe.manifest.OffsetRange;
@@ -123,7 +123,8 @@ public final class StoredSegment implements AutoCloseable {
     List<String> out = new ArrayList<>();
     if (table.currentSnapshot() != null) {
       for (FileScanTask task :
-          SegmentCommitter.plan(table, table.currentSnapshot(), partition(), range[0], range[1])) {
+          OffsetBounds.filesInRange(
+              table, table.currentSnapshot(), partition(), range[0], range[1])) {
         out.add(task.file().location());
       }
     }

@@ -13,59 +13,235 @@ import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
 
-/** Turns a Kafka record into a table row and back. */
+/**
+ * The one mapping between a Kafka record and a row of a topic table ({@link TopicTableLayout}):
+ * copy writes rows from a log segment's batches, fetch reads records back from rows, the head view
+ * writes rows from what a consumer returns. Columns are found by name once per schema, never per
+ * row (catalogs assign field ids, and a table's schema may gain columns: those stay null); keys and
+ * values go through a {@link ValueCodec}.
+ */
 public final class RowCodec {
+  private static final String HEADERS = "headers";
+  private static final String KEY = "key";
+  private static final String VALUE = "value";
 
+  /**
+   * The reader of the last row type this thread read. Rows from one Parquet reader share one type
+   * instance, so a fetch resolves its columns once per stream, not per row.
+   */
+  private static final ThreadLocal<RowCodec> LAST_READER = new ThreadLocal<>();
+
+  private final Types.StructType rowType;
+  private final Types.StructType kafkaType;
+  private final int kafkaPos;
+  private final int headersPos;
+  private final int partitionPos;
+  private final int offsetPos;
+  private final int timestampPos;
+  private final int timestampTypePos;
+  private final int leaderEpochPos;
+  private final int producerIdPos;
+  private final int producerEpochPos;
+  private final int sequencePos;
+  private final int transactionalPos;
+  private final int createTimestampPos;
+  private final int headerKeyPos;
+  private final int headerValuePos;
+  private final ValueCodec keys;
+  private final ValueCodec values;
+
+  // Reused by toRow(int, BatchHeader, KafkaRecord)
   private final GenericRecord row;
   private final GenericRecord kafka;
   private final GenericRecord headerTemplate;
 
+  /** A codec for rows of {@code schema}, keys and values in binary columns. */
   public RowCodec(Schema schema) {
-    this.row = GenericRecord.create(schema);
-    this.kafka =
-        GenericRecord.create(schema.findField(TopicTableLayout.KAFKA).type().asStructType());
-    this.headerTemplate =
-        GenericRecord.create(
-            schema.findField("headers").type().asListType().elementType().asStructType());
-    row.set(0, kafka);
+    this(schema.asStruct());
+  }
+
+  private RowCodec(Types.StructType rowType) {
+    this.rowType = rowType;
+    this.kafkaPos = positionOf(rowType, TopicTableLayout.KAFKA);
+    this.kafkaType = rowType.fields().get(kafkaPos).type().asStructType();
+    this.headersPos = positionOf(rowType, HEADERS);
+    Types.StructType headerType =
+        rowType.fields().get(headersPos).type().asListType().elementType().asStructType();
+    this.partitionPos = positionOf(kafkaType, "partition");
+    this.offsetPos = positionOf(kafkaType, "offset");
+    this.timestampPos = positionOf(kafkaType, "timestamp");
+    this.timestampTypePos = positionOf(kafkaType, "timestamp_type");
+    this.leaderEpochPos = positionOf(kafkaType, "leader_epoch");
+    this.producerIdPos = positionOf(kafkaType, "producer_id");
+    this.producerEpochPos = positionOf(kafkaType, "producer_epoch");
+    this.sequencePos = positionOf(kafkaType, "sequence");
+    this.transactionalPos = positionOf(kafkaType, "is_transactional");
+    this.createTimestampPos = positionOf(kafkaType, "create_timestamp");
+    this.headerKeyPos = positionOf(headerType, KEY);
+    this.headerValuePos = positionOf(headerType, VALUE);
+    this.keys = new BinaryValueCodec(rowType, KEY);
+    this.values = new BinaryValueCodec(rowType, VALUE);
+    this.row = GenericRecord.create(rowType);
+    this.kafka = GenericRecord.create(kafkaType);
+    this.headerTemplate = GenericRecord.create(headerType);
+    row.set(kafkaPos, kafka);
   }
 
   /**
-   * The table row of a record. The returned object is reused by the next call: writers consume it
-   * at once (Parquet appenders copy values into column buffers), which saves two record allocations
-   * per row.
+   * The table row of a record of a log segment. The returned object is reused by the next call:
+   * writers consume it at once (Parquet appenders copy values into column buffers), which saves two
+   * record allocations per row.
    */
   public Record toRow(int partition, BatchHeader batch, KafkaRecord record) {
     boolean logAppend = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
-    long visibleTimestamp = logAppend ? batch.maxTimestamp() : record.timestamp();
-    int offsetDelta = (int) (record.offset() - batch.baseOffset());
+    long offset = record.offset();
+    int offsetDelta = (int) (offset - batch.baseOffset());
+    setVisible(
+        kafka,
+        partition,
+        offset,
+        logAppend ? batch.maxTimestamp() : record.timestamp(),
+        logAppend,
+        batch.partitionLeaderEpoch());
+    setProducer(
+        kafka,
+        batch.producerId(),
+        batch.producerEpoch(),
+        batch.baseSequence() < 0 ? -1 : sequenceOf(batch.baseSequence(), offsetDelta),
+        batch.isTransactional(),
+        logAppend ? KafkaTimestamps.toTimestamp(record.timestamp(), offset) : null);
+    setPayload(row, record.key(), record.value(), record.headers());
+    return row;
+  }
 
-    kafka.set(0, partition);
-    kafka.set(1, record.offset());
-    kafka.set(2, KafkaTimestamps.toTimestamp(visibleTimestamp, record.offset()));
-    kafka.set(3, logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
-    kafka.set(4, batch.partitionLeaderEpoch());
-    kafka.set(5, batch.producerId());
-    kafka.set(6, (int) batch.producerEpoch());
-    kafka.set(7, batch.baseSequence() < 0 ? -1 : sequenceOf(batch.baseSequence(), offsetDelta));
-    kafka.set(8, batch.isTransactional());
-    kafka.set(
-        9, logAppend ? KafkaTimestamps.toTimestamp(record.timestamp(), record.offset()) : null);
+  /**
+   * A new row (not reused) for a record a Kafka consumer returned, with the columns a consumer can
+   * see:
+   *
+   * <ul>
+   *   <li>{@code kafka.partition}, {@code offset}, {@code timestamp}, {@code timestamp_type},
+   *       {@code key}, {@code value} and {@code headers} (order and duplicates kept, nulls stay
+   *       null) are exactly those {@link #toRow(int, BatchHeader, KafkaRecord)} writes. For {@code
+   *       LOG_APPEND_TIME} the consumer's timestamp is the broker's, which is what copy stores in
+   *       {@code kafka.timestamp} too.
+   *   <li>{@code leader_epoch} is the record's leader epoch, or -1 when the broker did not send
+   *       one.
+   *   <li>Not visible to a consumer, so written as "unknown": {@code producer_id} = -1, {@code
+   *       producer_epoch} = -1, {@code sequence} = -1, {@code is_transactional} = false (a
+   *       read_committed consumer only returns committed records, so such a row is never part of an
+   *       open or aborted transaction), and {@code create_timestamp} = null (the producer's own
+   *       timestamp of a LOG_APPEND_TIME record). Once the segment is tiered, the committed rows
+   *       carry the real values.
+   * </ul>
+   */
+  public Record newRow(ConsumedRecord record) {
+    GenericRecord newKafka = GenericRecord.create(kafkaType);
+    setVisible(
+        newKafka,
+        record.partition(),
+        record.offset(),
+        record.timestamp(),
+        record.timestampType() == TimestampType.LOG_APPEND_TIME,
+        record.leaderEpoch());
+    setProducer(newKafka, -1L, -1, -1, false, null);
+    GenericRecord newRow = GenericRecord.create(rowType);
+    newRow.set(kafkaPos, newKafka);
+    setPayload(newRow, record.key(), record.value(), record.headers());
+    return newRow;
+  }
 
+  /** The record a row of a topic table holds, as copy read it from the log segment. */
+  public static KafkaRecord fromRow(Record row) {
+    return readerOf(row).read(row);
+  }
+
+  public static long offsetOf(Record row) {
+    RowCodec reader = readerOf(row);
+    return (Long) ((Record) row.get(reader.kafkaPos)).get(reader.offsetPos);
+  }
+
+  public static long producerIdOf(Record row) {
+    RowCodec reader = readerOf(row);
+    return (Long) ((Record) row.get(reader.kafkaPos)).get(reader.producerIdPos);
+  }
+
+  private static RowCodec readerOf(Record row) {
+    Types.StructType type = row.struct();
+    RowCodec reader = LAST_READER.get();
+    if (reader == null || reader.rowType != type) {
+      reader = new RowCodec(type);
+      LAST_READER.set(reader);
+    }
+    return reader;
+  }
+
+  private KafkaRecord read(Record source) {
+    Record kafkaRow = (Record) source.get(kafkaPos);
+    long offset = (Long) kafkaRow.get(offsetPos);
+    boolean logAppend = TopicTableLayout.LOG_APPEND_TIME.equals(kafkaRow.get(timestampTypePos));
+    OffsetDateTime ts =
+        (OffsetDateTime) kafkaRow.get(logAppend ? createTimestampPos : timestampPos);
+    @SuppressWarnings("unchecked")
+    List<Record> headerRows = (List<Record>) source.get(headersPos);
+    List<RecordHeader> headers = new ArrayList<>(headerRows == null ? 0 : headerRows.size());
+    if (headerRows != null) {
+      for (Record h : headerRows) {
+        headers.add(
+            new RecordHeader(
+                (String) h.get(headerKeyPos), bytes((ByteBuffer) h.get(headerValuePos))));
+      }
+    }
+    return new KafkaRecord(
+        offset, KafkaTimestamps.toMillis(ts), keys.read(source), values.read(source), headers);
+  }
+
+  /** The columns a Kafka consumer sees too. */
+  private void setVisible(
+      GenericRecord target,
+      int partition,
+      long offset,
+      long timestamp,
+      boolean logAppend,
+      int leaderEpoch) {
+    target.set(partitionPos, partition);
+    target.set(offsetPos, offset);
+    target.set(timestampPos, KafkaTimestamps.toTimestamp(timestamp, offset));
+    target.set(
+        timestampTypePos,
+        logAppend ? TopicTableLayout.LOG_APPEND_TIME : TopicTableLayout.CREATE_TIME);
+    target.set(leaderEpochPos, leaderEpoch);
+  }
+
+  /** The columns only the log segment holds. */
+  private void setProducer(
+      GenericRecord target,
+      long producerId,
+      int producerEpoch,
+      int sequence,
+      boolean transactional,
+      OffsetDateTime createTimestamp) {
+    target.set(producerIdPos, producerId);
+    target.set(producerEpochPos, producerEpoch);
+    target.set(sequencePos, sequence);
+    target.set(transactionalPos, transactional);
+    target.set(createTimestampPos, createTimestamp);
+  }
+
+  private void setPayload(
+      GenericRecord target, byte[] key, byte[] value, List<RecordHeader> recordHeaders) {
     List<Record> headers =
-        record.headers().isEmpty() ? List.of() : new ArrayList<>(record.headers().size());
-    for (RecordHeader h : record.headers()) {
+        recordHeaders.isEmpty() ? List.of() : new ArrayList<>(recordHeaders.size());
+    for (RecordHeader h : recordHeaders) {
       GenericRecord header = headerTemplate.copy();
-      header.set(0, h.key());
-      header.set(1, h.value() == null ? null : ByteBuffer.wrap(h.value()));
+      header.set(headerKeyPos, h.key());
+      header.set(headerValuePos, h.value() == null ? null : ByteBuffer.wrap(h.value()));
       headers.add(header);
     }
-
-    row.set(1, record.key() == null ? null : ByteBuffer.wrap(record.key()));
-    row.set(2, record.value() == null ? null : ByteBuffer.wrap(record.value()));
-    row.set(3, headers);
-    return row;
+    keys.write(key, target);
+    values.write(value, target);
+    target.set(headersPos, headers);
   }
 
   /** Kafka's sequence numbers wrap around at Integer.MAX_VALUE. */
@@ -74,36 +250,19 @@ public final class RowCodec {
     return (int) (seq > Integer.MAX_VALUE ? seq - Integer.MAX_VALUE - 1 : seq);
   }
 
-  public static long offsetOf(Record row) {
-    return (Long) ((Record) row.get(0)).get(1);
-  }
-
-  public static long producerIdOf(Record row) {
-    return (Long) ((Record) row.get(0)).get(5);
-  }
-
-  public static KafkaRecord fromRow(Record row) {
-    Record kafka = (Record) row.get(0);
-    long offset = (Long) kafka.get(1);
-    boolean logAppend = TopicTableLayout.LOG_APPEND_TIME.equals(kafka.get(3));
-    OffsetDateTime ts = (OffsetDateTime) (logAppend ? kafka.get(9) : kafka.get(2));
-    @SuppressWarnings("unchecked")
-    List<Record> headerRows = (List<Record>) row.get(3);
-    List<RecordHeader> headers = new ArrayList<>(headerRows == null ? 0 : headerRows.size());
-    if (headerRows != null) {
-      for (Record h : headerRows) {
-        headers.add(new RecordHeader((String) h.get(0), bytes((ByteBuffer) h.get(1))));
+  /** The position of the field named {@code name} in {@code struct}. */
+  static int positionOf(Types.StructType struct, String name) {
+    List<Types.NestedField> fields = struct.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).name().equals(name)) {
+        return i;
       }
     }
-    return new KafkaRecord(
-        offset,
-        KafkaTimestamps.toMillis(ts),
-        bytes((ByteBuffer) row.get(1)),
-        bytes((ByteBuffer) row.get(2)),
-        headers);
+    throw new IllegalArgumentException(
+        "Not a topic table row: no field '" + name + "' in " + struct);
   }
 
-  private static byte[] bytes(ByteBuffer buffer) {
+  static byte[] bytes(ByteBuffer buffer) {
     if (buffer == null) {
       return null;
     }

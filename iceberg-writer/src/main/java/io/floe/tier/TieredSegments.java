@@ -3,11 +3,14 @@ package io.floe.tier;
 import io.floe.commit.SegmentCommitter;
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.Leftovers;
+import io.floe.copy.PositionDeletes;
 import io.floe.copy.SegmentWriter;
 import io.floe.copy.TransactionIndex;
 import io.floe.copy.WrittenSegment;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.Reencoding;
+import io.floe.layout.OffsetBounds;
+import io.floe.layout.SegmentSummary;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.OffsetRange;
 import io.floe.manifest.SegmentManifest;
@@ -249,7 +252,7 @@ public final class TieredSegments {
       if (files.contains(task.file().location()) && removed.add(task.file().location())) {
         delta.removeRows(task.file());
         for (DeleteFile d : task.deletes()) {
-          if (SegmentCommitter.referencesOnly(d, task.file().location())) {
+          if (PositionDeletes.referencesOnly(d, task.file().location())) {
             delta.removeDeletes(d);
           }
         }
@@ -257,9 +260,9 @@ public final class TieredSegments {
     }
     if (!removed.isEmpty()) {
       delta
-          .set(SegmentCommitter.SUMMARY_TOPIC_ID, key.topicId())
-          .set(SegmentCommitter.SUMMARY_PARTITION, Integer.toString(key.partition()))
-          .set(SegmentCommitter.SUMMARY_SEGMENT_ID, key.segmentId())
+          .set(SegmentSummary.TOPIC_ID, key.topicId())
+          .set(SegmentSummary.PARTITION, Integer.toString(key.partition()))
+          .set(SegmentSummary.SEGMENT_ID, key.segmentId())
           .set("floe.operation", "delete-segment")
           .commit();
     }
@@ -274,7 +277,7 @@ public final class TieredSegments {
       return List.of();
     }
     List<FileScanTask> out = new ArrayList<>();
-    SegmentCommitter.plan(table, snapshot, partition, range[0], range[1]).forEach(out::add);
+    OffsetBounds.filesInRange(table, snapshot, partition, range[0], range[1]).forEach(out::add);
     return out;
   }
 

@@ -3,6 +3,7 @@ package io.floe.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableLayout;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
@@ -76,7 +77,7 @@ class GroupCommitTest {
         }
         delta
             .addRows(file)
-            .set(SegmentCommitter.SUMMARY_SEGMENT_ID, name)
+            .set(SegmentSummary.SEGMENT_ID, name)
             .conflictDetectionFilter(Expressions.equal(TopicTableLayout.PARTITION, partition))
             .validateNoConflictingDataFiles();
         if (base != null) {
@@ -86,7 +87,7 @@ class GroupCommitTest {
 
       @Override
       public boolean owns(Snapshot snapshot) {
-        return name.equals(snapshot.summary().get(SegmentCommitter.SUMMARY_SEGMENT_ID));
+        return name.equals(snapshot.summary().get(SegmentSummary.SEGMENT_ID));
       }
     };
   }
@@ -132,14 +133,10 @@ class GroupCommitTest {
 
       Table after = f.table("grouped", "id");
       List<String> committed = new ArrayList<>();
-      after
-          .snapshots()
-          .forEach(s -> committed.add(s.summary().get(SegmentCommitter.SUMMARY_SEGMENT_ID)));
+      after.snapshots().forEach(s -> committed.add(s.summary().get(SegmentSummary.SEGMENT_ID)));
       assertThat(committed).containsExactlyInAnyOrder("first", "p1-a", "p2");
-      assertThat(after.snapshot(a).summary())
-          .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, "p1-a");
-      assertThat(after.snapshot(p2).summary())
-          .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, "p2");
+      assertThat(after.snapshot(a).summary()).containsEntry(SegmentSummary.SEGMENT_ID, "p1-a");
+      assertThat(after.snapshot(p2).summary()).containsEntry(SegmentSummary.SEGMENT_ID, "p2");
       // "first" committed alone; p1-a and p2 together in one catalog commit (one more metadata
       // version, not two).
       assertThat(metadataVersions(after)).isEqualTo(metadataBefore + 2);

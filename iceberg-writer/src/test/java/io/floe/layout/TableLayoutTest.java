@@ -2,7 +2,6 @@ package io.floe.layout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.commit.SegmentCommitter;
 import io.floe.format.Compression;
 import io.floe.format.RecordBatch;
 import io.floe.format.TimestampType;
@@ -205,11 +204,10 @@ class TableLayoutTest {
             .isNotNull();
         String[] ps = segment.substring(1).split("-");
         assertThat(snap.summary())
-            .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, segment)
-            .containsEntry(SegmentCommitter.SUMMARY_PARTITION, ps[0])
+            .containsEntry(SegmentSummary.SEGMENT_ID, segment)
+            .containsEntry(SegmentSummary.PARTITION, ps[0])
             .containsEntry(
-                SegmentCommitter.SUMMARY_START_OFFSET,
-                Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
+                SegmentSummary.START_OFFSET, Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
             .containsEntry("added-records", Integer.toString(rowsPerSegment));
       }
       List<org.apache.iceberg.data.Record> rows = TableFixture.rows(table);

@@ -2,13 +2,13 @@ package io.floe.tier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.commit.SegmentCommitter;
 import io.floe.copy.AbortedTransaction;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.Compression;
 import io.floe.format.KafkaRecord;
 import io.floe.format.RecordBatch;
 import io.floe.format.TimestampType;
+import io.floe.layout.SegmentSummary;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.RowCodec;
 import io.floe.testing.Batches;
@@ -74,11 +74,11 @@ class SegmentRoundTripTest {
           .containsEntry("kafka.topic", TOPIC)
           .containsEntry("kafka.topic-id", TOPIC_ID);
       assertThat(table.currentSnapshot().summary())
-          .containsEntry(SegmentCommitter.SUMMARY_PARTITION, "3")
-          .containsEntry(SegmentCommitter.SUMMARY_START_OFFSET, "1000")
-          .containsEntry(SegmentCommitter.SUMMARY_END_OFFSET, Long.toString(gen.nextOffset() - 1))
-          .containsEntry(SegmentCommitter.SUMMARY_SEGMENT_ID, key.segmentId())
-          .containsEntry(SegmentCommitter.SUMMARY_TOPIC_ID, TOPIC_ID);
+          .containsEntry(SegmentSummary.PARTITION, "3")
+          .containsEntry(SegmentSummary.START_OFFSET, "1000")
+          .containsEntry(SegmentSummary.END_OFFSET, Long.toString(gen.nextOffset() - 1))
+          .containsEntry(SegmentSummary.SEGMENT_ID, key.segmentId())
+          .containsEntry(SegmentSummary.TOPIC_ID, TOPIC_ID);
     }
   }
 

@@ -1,0 +1,68 @@
+package io.floe.commit;
+
+import io.floe.layout.OffsetBounds;
+import io.floe.layout.OffsetRange;
+import io.floe.layout.TopicTableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Accessor;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+
+/** The committed files of a table as of one snapshot, read through Iceberg scans and Parquet. */
+final class SnapshotFiles implements CommittedFiles {
+  private final Table table;
+  private final Snapshot snapshot;
+  private final OffsetBounds bounds;
+
+  SnapshotFiles(Table table, Snapshot snapshot) {
+    this.table = table;
+    this.snapshot = snapshot;
+    this.bounds = OffsetBounds.of(table);
+  }
+
+  @Override
+  public List<LiveFile> inRange(int partition, long from, long to) {
+    List<LiveFile> out = new ArrayList<>();
+    for (FileScanTask task : OffsetBounds.filesInRange(table, snapshot, partition, from, to)) {
+      out.add(new LiveFile(task.file(), task.deletes()));
+    }
+    return out;
+  }
+
+  @Override
+  public OffsetRange boundsOf(DataFile file) {
+    return bounds.boundsOf(file);
+  }
+
+  @Override
+  public void readRows(DataFile file, RowVisitor visitor) {
+    Schema schema = table.schema();
+    Schema projection = schema.select(TopicTableLayout.OFFSET, TopicTableLayout.PRODUCER_ID);
+    Accessor<StructLike> offset =
+        projection.accessorForField(schema.findField(TopicTableLayout.OFFSET).fieldId());
+    Accessor<StructLike> producerId =
+        projection.accessorForField(schema.findField(TopicTableLayout.PRODUCER_ID).fieldId());
+    try (CloseableIterable<Record> rows =
+        Parquet.read(table.io().newInputFile(file.location()))
+            .project(projection)
+            .createReaderFunc(fs -> GenericParquetReaders.buildReader(projection, fs))
+            .build()) {
+      for (Record row : rows) {
+        visitor.row((Long) offset.get(row), (Long) producerId.get(row));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Reading " + file.location() + " failed", e);
+    }
+  }
+}

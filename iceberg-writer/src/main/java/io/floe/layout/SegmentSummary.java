@@ -1,0 +1,17 @@
+package io.floe.layout;
+
+/**
+ * The snapshot summary keys a segment commit (and a segment delete) writes: which topic, partition,
+ * offsets and segment a snapshot is about. The head view reads where committed data ends from them,
+ * so they are part of the table layout, not of the committer.
+ */
+public final class SegmentSummary {
+  public static final String TOPIC_ID = "floe.topic-id";
+  public static final String PARTITION = "floe.partition";
+  public static final String START_OFFSET = "floe.start-offset";
+  public static final String END_OFFSET = "floe.end-offset";
+  public static final String SEGMENT_ID = "floe.segment-id";
+  public static final String REPLACED_FILES = "floe.replaced-files";
+
+  private SegmentSummary() {}
+}

@@ -1,0 +1,260 @@
+package io.floe.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.copy.AbortedTransaction;
+import io.floe.copy.RowRange;
+import io.floe.copy.SegmentFormatException;
+import io.floe.copy.WrittenSegment;
+import io.floe.layout.OffsetRange;
+import io.floe.manifest.BatchDirectory;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+/** The planner against committed files held in memory: no catalog, no storage. */
+class CommitPlannerTest {
+  private static final PartitionSpec SPEC = PartitionSpec.unpartitioned();
+  private static final long PRODUCER = 7;
+  private static final long OTHER_PRODUCER = 8;
+
+  private final Files files = new Files();
+
+  @Test
+  void replacesTheFilesInsideTheSegmentWithTheDeletesThatOnlyReferenceThem() {
+    DataFile first = files.add(0, 100, 149);
+    DataFile second = files.add(0, 150, 199);
+    DeleteFile onlyFirst = deletes(first.location(), first.location());
+    DeleteFile shared = deletes(first.location(), second.location());
+    files.deletes(first, onlyFirst, shared);
+    files.deletes(second, shared);
+
+    CommitPlan plan = plan(segment(0, 100, 199), List.of());
+
+    assertThat(plan.removedFiles()).containsExactlyInAnyOrder(first, second);
+    assertThat(plan.removedDeletes()).containsExactly(onlyFirst);
+    assertThat(plan.hiddenRows()).isEmpty();
+  }
+
+  @Test
+  void aFileListedTwiceIsRemovedOnce() {
+    DataFile file = files.add(0, 100, 149);
+    files.add(0, file, new OffsetRange(100, 149));
+
+    assertThat(plan(segment(0, 100, 199), List.of()).removedFiles()).containsExactly(file);
+  }
+
+  @Test
+  void refusesAFileTheSegmentCoversOnlyInPart() {
+    files.add(0, 100, 149);
+    DataFile straddling = files.add(0, 180, 220);
+
+    assertThatThrownBy(() -> plan(segment(0, 100, 199), List.of()))
+        .isInstanceOf(SegmentFormatException.class)
+        .hasMessage(
+            "Partition 0 offsets 100..199 overlap file "
+                + straddling.location()
+                + " (offsets 180..220) only in part; refusing to replace it");
+  }
+
+  @Test
+  void refusesAFileWithoutOffsetBoundsInTheRange() {
+    files.add(0, file("no-bounds"), null);
+
+    assertThatThrownBy(() -> plan(segment(0, 100, 199), List.of()))
+        .isInstanceOf(SegmentFormatException.class)
+        .hasMessageContaining(
+            "(offsets " + Long.MIN_VALUE + ".." + Long.MAX_VALUE + ") only in part");
+  }
+
+  @Test
+  void keepsTheFilesOfOtherPartitions() {
+    DataFile mine = files.add(0, 100, 199);
+    files.add(1, 100, 199);
+    files.add(1, 50, 250);
+
+    CommitPlan plan = plan(segment(0, 100, 199), List.of());
+
+    assertThat(plan.removedFiles()).containsExactly(mine);
+    assertThat(files.askedPartitions).containsOnly(0);
+  }
+
+  @Test
+  void anEmptySegmentReplacesNothing() {
+    files.add(0, 100, 100);
+
+    CommitPlan plan = plan(segment(0, 100, 99), List.of());
+
+    assertThat(plan.removedFiles()).isEmpty();
+    assertThat(files.askedPartitions).isEmpty();
+  }
+
+  @Test
+  void hidesTheEarlierRowsOfTransactionsTheSegmentAborts() {
+    // Offsets 90..99, row positions 0..9: the aborted producer's rows are at 1-3, 5 and 8-9.
+    DataFile earlier =
+        files.add(
+            0,
+            90,
+            99,
+            new long[] {
+              OTHER_PRODUCER,
+              PRODUCER,
+              PRODUCER,
+              PRODUCER,
+              OTHER_PRODUCER,
+              PRODUCER,
+              OTHER_PRODUCER,
+              OTHER_PRODUCER,
+              PRODUCER,
+              PRODUCER
+            });
+    // Offsets 80..89 of the same producer, before the transaction began.
+    files.add(0, 80, 89, filled(10, PRODUCER));
+
+    CommitPlan plan =
+        plan(
+            segment(0, 100, 149),
+            List.of(
+                new AbortedTransaction(PRODUCER, 91, 120),
+                new AbortedTransaction(OTHER_PRODUCER, 100, 110)));
+
+    assertThat(plan.removedFiles()).isEmpty();
+    assertThat(plan.hiddenRows())
+        .containsExactly(
+            new RowRange(earlier.location(), earlier.partition(), 1, 3),
+            new RowRange(earlier.location(), earlier.partition(), 5, 1),
+            new RowRange(earlier.location(), earlier.partition(), 8, 2));
+  }
+
+  @Test
+  void hidesOnlyRowsBeforeTheSegment() {
+    files.add(0, 100, 109, filled(10, PRODUCER));
+    DataFile before = files.add(0, 95, 99, filled(5, PRODUCER));
+
+    CommitPlan plan =
+        plan(segment(0, 100, 149), List.of(new AbortedTransaction(PRODUCER, 97, 105)));
+
+    assertThat(plan.hiddenRows())
+        .containsExactly(new RowRange(before.location(), before.partition(), 2, 3));
+  }
+
+  private CommitPlan plan(WrittenSegment segment, List<AbortedTransaction> aborted) {
+    return new CommitPlanner(files).plan(segment, aborted);
+  }
+
+  private static WrittenSegment segment(int partition, long base, long last) {
+    return new WrittenSegment(
+        partition, base, last, List.of(), List.of(), new BatchDirectory(List.of()), 0, 0, 0);
+  }
+
+  private static long[] filled(int n, long producer) {
+    long[] out = new long[n];
+    Arrays.fill(out, producer);
+    return out;
+  }
+
+  private static DataFile file(String name) {
+    return DataFiles.builder(SPEC)
+        .withPath("mem://table/data/" + name + ".parquet")
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(100)
+        .withRecordCount(1)
+        .build();
+  }
+
+  /** A position delete file whose {@code file_path} bounds are {@code lower}..{@code upper}. */
+  private static DeleteFile deletes(String lower, String upper) {
+    int pathId = MetadataColumns.DELETE_FILE_PATH.fieldId();
+    return FileMetadata.deleteFileBuilder(SPEC)
+        .ofPositionDeletes()
+        .withPath("mem://table/data/deletes-" + lower.hashCode() + "-" + upper.hashCode())
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(10)
+        .withRecordCount(1)
+        .withMetrics(
+            new Metrics(
+                1L,
+                null,
+                null,
+                null,
+                null,
+                Map.of(pathId, path(lower)),
+                Map.of(pathId, path(upper))))
+        .build();
+  }
+
+  private static ByteBuffer path(String location) {
+    return Conversions.toByteBuffer(Types.StringType.get(), location);
+  }
+
+  /** Committed files in memory, found by partition and offset bounds as a table scan finds them. */
+  private static final class Files implements CommittedFiles {
+    private record Held(int partition, DataFile file, OffsetRange bounds, long[] producers) {}
+
+    final List<Held> held = new ArrayList<>();
+    final Map<String, List<DeleteFile>> deletesByFile = new HashMap<>();
+    final List<Integer> askedPartitions = new ArrayList<>();
+
+    DataFile add(int partition, long first, long last) {
+      return add(partition, first, last, filled((int) (last - first + 1), OTHER_PRODUCER));
+    }
+
+    DataFile add(int partition, long first, long last, long[] producers) {
+      DataFile file = file("p" + partition + "-" + first + "-" + last);
+      held.add(new Held(partition, file, new OffsetRange(first, last), producers));
+      return file;
+    }
+
+    void add(int partition, DataFile file, OffsetRange bounds) {
+      held.add(new Held(partition, file, bounds, new long[0]));
+    }
+
+    void deletes(DataFile file, DeleteFile... deletes) {
+      deletesByFile.put(file.location(), List.of(deletes));
+    }
+
+    @Override
+    public List<LiveFile> inRange(int partition, long from, long to) {
+      askedPartitions.add(partition);
+      List<LiveFile> out = new ArrayList<>();
+      for (Held h : held) {
+        boolean mayHold =
+            h.bounds() == null || (h.bounds().first() <= to && from <= h.bounds().last());
+        if (h.partition() == partition && mayHold) {
+          out.add(
+              new LiveFile(h.file(), deletesByFile.getOrDefault(h.file().location(), List.of())));
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public OffsetRange boundsOf(DataFile file) {
+      return held.stream().filter(h -> h.file() == file).findFirst().orElseThrow().bounds();
+    }
+
+    @Override
+    public void readRows(DataFile file, RowVisitor visitor) {
+      Held h = held.stream().filter(x -> x.file() == file).findFirst().orElseThrow();
+      for (int i = 0; i < h.producers().length; i++) {
+        visitor.row(h.bounds().first() + i, h.producers()[i]);
+      }
+    }
+  }
+}
