@@ -1,9 +1,9 @@
 package io.floe.headview;
 
+import io.floe.format.OffsetRange;
 import io.floe.format.RecordHeader;
 import io.floe.format.TimestampType;
 import io.floe.layout.OffsetBounds;
-import io.floe.layout.OffsetRange;
 import io.floe.rows.ConsumedRecord;
 import io.floe.rows.RowCodec;
 import java.io.IOException;

@@ -6,7 +6,7 @@ import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.SegmentFormatException;
 import io.floe.copy.WrittenSegment;
-import io.floe.layout.OffsetRange;
+import io.floe.format.OffsetRange;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

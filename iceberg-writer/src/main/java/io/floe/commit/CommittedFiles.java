@@ -1,6 +1,6 @@
 package io.floe.commit;
 
-import io.floe.layout.OffsetRange;
+import io.floe.format.OffsetRange;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;

@@ -1,7 +1,7 @@
 package io.floe.commit;
 
+import io.floe.format.OffsetRange;
 import io.floe.layout.OffsetBounds;
-import io.floe.layout.OffsetRange;
 import io.floe.layout.TopicTableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,7 +34,8 @@ final class SnapshotFiles implements CommittedFiles {
   @Override
   public List<LiveFile> inRange(int partition, long from, long to) {
     List<LiveFile> out = new ArrayList<>();
-    for (FileScanTask task : OffsetBounds.filesInRange(table, snapshot, partition, from, to)) {
+    for (FileScanTask task :
+        OffsetBounds.filesInRange(table, snapshot, partition, new OffsetRange(from, to))) {
       out.add(new LiveFile(task.file(), task.deletes()));
     }
     return out;

@@ -4,7 +4,6 @@ import io.floe.format.Reencoding;
 import io.floe.layout.OffsetBounds;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
-import io.floe.manifest.OffsetRange;
 import io.floe.manifest.SegmentManifest;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -118,13 +117,11 @@ public final class StoredSegment implements AutoCloseable {
 
   private List<String> filesInTable() {
     table.refresh();
-    OffsetRange offsets = manifest.offsets();
-    long[] range = {offsets.first(), offsets.last()};
     List<String> out = new ArrayList<>();
     if (table.currentSnapshot() != null) {
       for (FileScanTask task :
           OffsetBounds.filesInRange(
-              table, table.currentSnapshot(), partition(), range[0], range[1])) {
+              table, table.currentSnapshot(), partition(), manifest.offsets())) {
         out.add(task.file().location());
       }
     }

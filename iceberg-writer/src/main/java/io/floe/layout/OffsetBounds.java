@@ -1,5 +1,6 @@
 package io.floe.layout;
 
+import io.floe.format.OffsetRange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -64,11 +65,14 @@ public final class OffsetBounds {
   }
 
   /**
-   * The data files of {@code partition} in {@code snapshot} that may hold offsets in [from, to],
+   * The data files of {@code partition} in {@code snapshot} that may hold offsets in {@code range},
    * with their column stats and the delete files that apply to them.
    */
   public static List<FileScanTask> filesInRange(
-      Table table, Snapshot snapshot, int partition, long from, long to) {
+      Table table, Snapshot snapshot, int partition, OffsetRange range) {
+    if (range.isEmpty()) {
+      return List.of();
+    }
     try (CloseableIterable<FileScanTask> tasks =
         table
             .newScan()
@@ -76,8 +80,8 @@ public final class OffsetBounds {
             .filter(
                 Expressions.and(
                     Expressions.equal(TopicTableLayout.PARTITION, partition),
-                    Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, from),
-                    Expressions.lessThanOrEqual(TopicTableLayout.OFFSET, to)))
+                    Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, range.first()),
+                    Expressions.lessThanOrEqual(TopicTableLayout.OFFSET, range.last())))
             .ignoreResiduals()
             .includeColumnStats()
             .planFiles()) {

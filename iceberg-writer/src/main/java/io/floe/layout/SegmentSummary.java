@@ -13,5 +13,10 @@ public final class SegmentSummary {
   public static final String SEGMENT_ID = "floe.segment-id";
   public static final String REPLACED_FILES = "floe.replaced-files";
 
+  /** Set on the snapshot that takes a deleted segment's rows out of the table. */
+  public static final String OPERATION = "floe.operation";
+
+  public static final String DELETE_SEGMENT = "delete-segment";
+
   private SegmentSummary() {}
 }

@@ -1,5 +1,6 @@
 package io.floe.manifest;
 
+import io.floe.format.OffsetRange;
 import io.floe.format.Reencoding;
 import io.floe.manifest.Sidecar.Section;
 import java.nio.ByteBuffer;

@@ -1,23 +1,18 @@
 package io.floe.tier;
 
 import io.floe.commit.SegmentCommitter;
+import io.floe.commit.SegmentRemoval;
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.Leftovers;
-import io.floe.copy.PositionDeletes;
 import io.floe.copy.SegmentWriter;
 import io.floe.copy.TransactionIndex;
 import io.floe.copy.WrittenSegment;
 import io.floe.fetch.StoredSegment;
+import io.floe.format.OffsetRange;
 import io.floe.format.Reencoding;
-import io.floe.layout.OffsetBounds;
-import io.floe.layout.SegmentSummary;
 import io.floe.manifest.BatchDirectory;
-import io.floe.manifest.OffsetRange;
 import io.floe.manifest.SegmentManifest;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
+import io.floe.manifest.SidecarObjects;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -25,14 +20,9 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.RowDelta;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NotFoundException;
-import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,7 +94,7 @@ public final class TieredSegments {
             : TransactionIndex.parse(files.transactionIndex());
     byte[] sidecar = manifest(key, files, written).toBytes();
     try {
-      writeObject(table, sidecarLocation, sidecar);
+      SidecarObjects.write(table.io(), sidecarLocation, sidecar);
       SegmentCommitter.Result result;
       if (written.isEmpty()) {
         result = new SegmentCommitter.Result(-1, 0, 0);
@@ -188,7 +178,7 @@ public final class TieredSegments {
     String location = key.sidecarLocation(table.location());
     byte[] bytes;
     try {
-      bytes = readObject(table.io().newInputFile(location));
+      bytes = SidecarObjects.read(table.io(), location);
     } catch (NotFoundException e) {
       throw new SegmentNotFoundException(
           "Segment " + key.segmentId() + " is not stored at " + location);
@@ -209,18 +199,18 @@ public final class TieredSegments {
     String location = key.sidecarLocation(table.location());
     SegmentManifest manifest;
     try {
-      manifest = SegmentManifest.parse(readObject(table.io().newInputFile(location)));
+      manifest = SegmentManifest.parse(SidecarObjects.read(table.io(), location));
     } catch (NotFoundException e) {
       LOG.debug("Segment {} has no sidecar at {}: nothing to delete", key.segmentId(), location);
       return;
     }
     Set<String> files = new HashSet<>(manifest.dataFiles());
-    OffsetRange offsets = manifest.offsets();
-    long[] range = {offsets.first(), offsets.last()};
+    OffsetRange range = manifest.offsets();
     Set<String> live =
         removeRows
-            ? removeFromTable(table, key, files, range)
-            : liveFiles(table, key, files, range);
+            ? SegmentRemoval.remove(
+                table, key.topicId(), key.partition(), key.segmentId(), files, range)
+            : SegmentRemoval.live(table, key.partition(), files, range);
     files.removeAll(live);
     Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy
     table.io().deleteFile(location);
@@ -232,77 +222,11 @@ public final class TieredSegments {
         removeRows ? "removed from the table" : "kept in the table");
   }
 
-  private static Set<String> liveFiles(
-      Table table, SegmentKey key, Set<String> files, long[] range) {
-    Set<String> live = new HashSet<>();
-    for (FileScanTask task : scan(table, key.partition(), range)) {
-      if (files.contains(task.file().location())) {
-        live.add(task.file().location());
-      }
-    }
-    return live;
-  }
-
-  private Set<String> removeFromTable(
-      Table table, SegmentKey key, Set<String> files, long[] range) {
-    table.refresh();
-    RowDelta delta = table.newRowDelta();
-    Set<String> removed = new HashSet<>();
-    for (FileScanTask task : scan(table, key.partition(), range)) {
-      if (files.contains(task.file().location()) && removed.add(task.file().location())) {
-        delta.removeRows(task.file());
-        for (DeleteFile d : task.deletes()) {
-          if (PositionDeletes.referencesOnly(d, task.file().location())) {
-            delta.removeDeletes(d);
-          }
-        }
-      }
-    }
-    if (!removed.isEmpty()) {
-      delta
-          .set(SegmentSummary.TOPIC_ID, key.topicId())
-          .set(SegmentSummary.PARTITION, Integer.toString(key.partition()))
-          .set(SegmentSummary.SEGMENT_ID, key.segmentId())
-          .set("floe.operation", "delete-segment")
-          .commit();
-    }
-    // Removed files stay readable by older snapshots until snapshots expire; they are not deleted
-    // here.
-    return removed;
-  }
-
-  private static List<FileScanTask> scan(Table table, int partition, long[] range) {
-    Snapshot snapshot = table.currentSnapshot();
-    if (snapshot == null || range[1] < range[0]) {
-      return List.of();
-    }
-    List<FileScanTask> out = new ArrayList<>();
-    OffsetBounds.filesInRange(table, snapshot, partition, range[0], range[1]).forEach(out::add);
-    return out;
-  }
-
   private static void removeObjects(Table table, WrittenSegment written, String sidecarLocation) {
     List<String> locations = new ArrayList<>();
     written.dataFiles().forEach(f -> locations.add(f.location()));
     written.deleteFiles().forEach(f -> locations.add(f.location()));
     locations.add(sidecarLocation);
     Leftovers.delete(table.io(), locations);
-  }
-
-  private static void writeObject(Table table, String location, byte[] bytes) {
-    OutputFile out = table.io().newOutputFile(location);
-    try (OutputStream stream = out.createOrOverwrite()) {
-      stream.write(bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Writing " + location + " failed", e);
-    }
-  }
-
-  static byte[] readObject(InputFile file) {
-    try (InputStream in = file.newStream()) {
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Reading " + file.location() + " failed", e);
-    }
   }
 }

@@ -7,7 +7,7 @@ import io.floe.copy.AbortedTransaction;
 import io.floe.copy.RowRange;
 import io.floe.copy.SegmentFormatException;
 import io.floe.copy.WrittenSegment;
-import io.floe.layout.OffsetRange;
+import io.floe.format.OffsetRange;
 import io.floe.manifest.BatchDirectory;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

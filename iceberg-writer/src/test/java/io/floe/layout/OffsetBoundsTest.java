@@ -2,6 +2,7 @@ package io.floe.layout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.format.OffsetRange;
 import io.floe.format.TimestampType;
 import io.floe.rows.ConsumedRecord;
 import io.floe.rows.RowCodec;
@@ -176,13 +177,13 @@ class OffsetBoundsTest {
     table.newFastAppend().appendFile(low).appendFile(high).appendFile(other).commit();
     Snapshot snapshot = table.currentSnapshot();
 
-    assertThat(locations(OffsetBounds.filesInRange(table, snapshot, 0, 5, 12)))
+    assertThat(locations(OffsetBounds.filesInRange(table, snapshot, 0, new OffsetRange(5, 12))))
         .containsExactlyInAnyOrder(low.location(), high.location());
-    assertThat(locations(OffsetBounds.filesInRange(table, snapshot, 0, 12, 30)))
+    assertThat(locations(OffsetBounds.filesInRange(table, snapshot, 0, new OffsetRange(12, 30))))
         .containsExactly(high.location());
-    assertThat(locations(OffsetBounds.filesInRange(table, snapshot, 1, 19, 19)))
+    assertThat(locations(OffsetBounds.filesInRange(table, snapshot, 1, new OffsetRange(19, 19))))
         .containsExactly(other.location());
-    assertThat(OffsetBounds.filesInRange(table, snapshot, 2, 0, 100)).isEmpty();
+    assertThat(OffsetBounds.filesInRange(table, snapshot, 2, new OffsetRange(0, 100))).isEmpty();
   }
 
   private Table table(String name, PartitionSpec spec) {

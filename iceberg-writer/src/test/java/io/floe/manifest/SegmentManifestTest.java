@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.format.BatchHeader;
+import io.floe.format.OffsetRange;
 import io.floe.format.Reencoding;
 import io.floe.manifest.Sidecar.Section;
 import java.io.ByteArrayOutputStream;

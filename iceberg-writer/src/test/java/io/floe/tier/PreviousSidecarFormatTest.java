@@ -5,20 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.copy.AbortedTransaction;
 import io.floe.fetch.StoredSegment;
+import io.floe.format.OffsetRange;
 import io.floe.format.RecordBatch;
 import io.floe.format.Reencoding;
-import io.floe.manifest.OffsetRange;
 import io.floe.manifest.SegmentManifest;
 import io.floe.manifest.Sidecar;
 import io.floe.manifest.Sidecar.Section;
+import io.floe.manifest.SidecarObjects;
 import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -72,7 +71,7 @@ class PreviousSidecarFormatTest {
       fx.segments.copy(key, files);
       Table table = fx.table(TOPIC, TOPIC_ID);
       String location = key.sidecarLocation(table.location());
-      byte[] copied = TieredSegments.readObject(table.io().newInputFile(location));
+      byte[] copied = SidecarObjects.read(table.io(), location);
 
       Sidecar asCopied = Sidecar.parse(copied);
       assertThat(lines(asCopied.string(Section.DATA_FILES)))
@@ -88,7 +87,7 @@ class PreviousSidecarFormatTest {
       assertThat(copied)
           .as("this Floe's sidecar is byte for byte the one an earlier Floe wrote")
           .isEqualTo(previousBytes);
-      writeObject(table, location, previousBytes);
+      SidecarObjects.write(table.io(), location, previousBytes);
 
       StoredSegment segment = fx.segments.open(key);
       assertThat(segment.manifest().topic()).isEqualTo(TOPIC);
@@ -122,7 +121,7 @@ class PreviousSidecarFormatTest {
       fx.segments.copy(key, SegmentFiles.of(log, BASE));
       Table table = fx.table(TOPIC, TOPIC_ID);
       String location = key.sidecarLocation(table.location());
-      byte[] copied = TieredSegments.readObject(table.io().newInputFile(location));
+      byte[] copied = SidecarObjects.read(table.io(), location);
       Sidecar asCopied = Sidecar.parse(copied);
       byte[] previousBytes =
           previousFloeSidecar(key, lastOffset(log), asCopied)
@@ -130,7 +129,7 @@ class PreviousSidecarFormatTest {
               .build()
               .toBytes();
       assertThat(copied).isEqualTo(previousBytes);
-      writeObject(table, location, previousBytes);
+      SidecarObjects.write(table.io(), location, previousBytes);
       int rows = TableFixture.rows(table).size();
       assertThat(rows).isPositive();
 
@@ -211,13 +210,5 @@ class PreviousSidecarFormatTest {
       tasks.forEach(t -> out.add(t.file().location()));
     }
     return out;
-  }
-
-  private static void writeObject(Table table, String location, byte[] bytes) {
-    try (OutputStream out = table.io().newOutputFile(location).createOrOverwrite()) {
-      out.write(bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

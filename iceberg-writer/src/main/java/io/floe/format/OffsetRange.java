@@ -1,10 +1,17 @@
-package io.floe.layout;
+package io.floe.format;
 
-/** Offsets {@code first..last} of one Kafka partition, both inclusive. */
+/**
+ * Kafka offsets {@code first..last} of one partition, both inclusive. Empty when {@code last <
+ * first}: a segment with no batch ends one before it starts.
+ */
 public record OffsetRange(long first, long last) {
 
   /** What a data file without offset bounds may hold, as far as its metadata tells. */
   public static final OffsetRange ANY = new OffsetRange(Long.MIN_VALUE, Long.MAX_VALUE);
+
+  public boolean isEmpty() {
+    return last < first;
+  }
 
   /** Whether every offset of {@code other} lies in this range. */
   public boolean contains(OffsetRange other) {

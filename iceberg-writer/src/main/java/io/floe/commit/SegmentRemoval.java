@@ -1,0 +1,78 @@
+package io.floe.commit;
+
+import io.floe.copy.PositionDeletes;
+import io.floe.format.OffsetRange;
+import io.floe.layout.OffsetBounds;
+import io.floe.layout.SegmentSummary;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * Takes a deleted segment's data files out of the table's current snapshot (one commit, with the
+ * delete files that reference only them), or tells which of them are still live.
+ */
+public final class SegmentRemoval {
+  private SegmentRemoval() {}
+
+  /**
+   * Removes those of {@code files} that the current snapshot holds for {@code partition} in {@code
+   * range}, and returns their locations. The removed files stay readable by older snapshots until
+   * snapshots expire; they are not deleted here.
+   */
+  public static Set<String> remove(
+      Table table,
+      String topicId,
+      int partition,
+      String segmentId,
+      Set<String> files,
+      OffsetRange range) {
+    table.refresh();
+    RowDelta delta = table.newRowDelta();
+    Set<String> removed = new HashSet<>();
+    for (FileScanTask task : scan(table, partition, range)) {
+      String location = task.file().location();
+      if (files.contains(location) && removed.add(location)) {
+        delta.removeRows(task.file());
+        for (DeleteFile d : task.deletes()) {
+          if (PositionDeletes.referencesOnly(d, location)) {
+            delta.removeDeletes(d);
+          }
+        }
+      }
+    }
+    if (!removed.isEmpty()) {
+      delta
+          .set(SegmentSummary.TOPIC_ID, topicId)
+          .set(SegmentSummary.PARTITION, Integer.toString(partition))
+          .set(SegmentSummary.SEGMENT_ID, segmentId)
+          .set(SegmentSummary.OPERATION, SegmentSummary.DELETE_SEGMENT)
+          .commit();
+    }
+    return removed;
+  }
+
+  /** Those of {@code files} that the current snapshot holds for {@code partition} in range. */
+  public static Set<String> live(Table table, int partition, Set<String> files, OffsetRange range) {
+    Set<String> live = new HashSet<>();
+    for (FileScanTask task : scan(table, partition, range)) {
+      if (files.contains(task.file().location())) {
+        live.add(task.file().location());
+      }
+    }
+    return live;
+  }
+
+  private static List<FileScanTask> scan(Table table, int partition, OffsetRange range) {
+    Snapshot snapshot = table.currentSnapshot();
+    if (snapshot == null) {
+      return List.of();
+    }
+    return OffsetBounds.filesInRange(table, snapshot, partition, range);
+  }
+}
