@@ -40,14 +40,17 @@ public final class ReencodingInputStream extends InputStream {
   private int next;
   private ByteBuffer current = ByteBuffer.allocate(0);
   private boolean closed;
+  private final RowCodec codec;
 
   private static final class Head {
     final CloseableIterator<Record> rows;
+    final RowCodec codec;
     Record row;
     long offset;
 
-    Head(CloseableIterator<Record> rows) {
+    Head(CloseableIterator<Record> rows, RowCodec codec) {
       this.rows = rows;
+      this.codec = codec;
     }
 
     boolean advance() {
@@ -55,7 +58,7 @@ public final class ReencodingInputStream extends InputStream {
         return false;
       }
       row = rows.next();
-      offset = RowCodec.offsetOf(row);
+      offset = codec.offsetOf(row);
       return true;
     }
   }
@@ -73,6 +76,7 @@ public final class ReencodingInputStream extends InputStream {
       long position) {
     this.directory = directory;
     this.reencoding = reencoding;
+    this.codec = new RowCodec(schema);
     this.next = directory.indexAtOrAfter(position);
     if (next >= directory.size()) {
       return;
@@ -88,7 +92,7 @@ public final class ReencodingInputStream extends InputStream {
                 .filter(Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, fromOffset))
                 .build();
         sources.add(rows);
-        Head head = new Head(rows.iterator());
+        Head head = new Head(rows.iterator(), codec);
         while (head.advance()) {
           if (head.offset >= fromOffset) {
             heads.add(head);
@@ -185,7 +189,7 @@ public final class ReencodingInputStream extends InputStream {
                 + header.recordCount()
                 + " records (were its data files rewritten?)");
       }
-      records.add(RowCodec.fromRow(head.row));
+      records.add(codec.fromRow(head.row));
       try {
         if (head.advance()) {
           heads.add(head);

@@ -27,12 +27,6 @@ public final class RowCodec {
   private static final String KEY = "key";
   private static final String VALUE = "value";
 
-  /**
-   * The reader of the last row type this thread read. Rows from one Parquet reader share one type
-   * instance, so a fetch resolves its columns once per stream, not per row.
-   */
-  private static final ThreadLocal<RowCodec> LAST_READER = new ThreadLocal<>();
-
   private final Types.StructType rowType;
   private final Types.StructType kafkaType;
   private final int kafkaPos;
@@ -59,11 +53,7 @@ public final class RowCodec {
 
   /** A codec for rows of {@code schema}, keys and values in binary columns. */
   public RowCodec(Schema schema) {
-    this(schema.asStruct());
-  }
-
-  private RowCodec(Types.StructType rowType) {
-    this.rowType = rowType;
+    this.rowType = schema.asStruct();
     this.kafkaPos = positionOf(rowType, TopicTableLayout.KAFKA);
     this.kafkaType = rowType.fields().get(kafkaPos).type().asStructType();
     this.headersPos = positionOf(rowType, HEADERS);
@@ -153,31 +143,7 @@ public final class RowCodec {
   }
 
   /** The record a row of a topic table holds, as copy read it from the log segment. */
-  public static KafkaRecord fromRow(Record row) {
-    return readerOf(row).read(row);
-  }
-
-  public static long offsetOf(Record row) {
-    RowCodec reader = readerOf(row);
-    return (Long) ((Record) row.get(reader.kafkaPos)).get(reader.offsetPos);
-  }
-
-  public static long producerIdOf(Record row) {
-    RowCodec reader = readerOf(row);
-    return (Long) ((Record) row.get(reader.kafkaPos)).get(reader.producerIdPos);
-  }
-
-  private static RowCodec readerOf(Record row) {
-    Types.StructType type = row.struct();
-    RowCodec reader = LAST_READER.get();
-    if (reader == null || reader.rowType != type) {
-      reader = new RowCodec(type);
-      LAST_READER.set(reader);
-    }
-    return reader;
-  }
-
-  private KafkaRecord read(Record source) {
+  public KafkaRecord fromRow(Record source) {
     Record kafkaRow = (Record) source.get(kafkaPos);
     long offset = (Long) kafkaRow.get(offsetPos);
     boolean logAppend = TopicTableLayout.LOG_APPEND_TIME.equals(kafkaRow.get(timestampTypePos));
@@ -195,6 +161,14 @@ public final class RowCodec {
     }
     return new KafkaRecord(
         offset, KafkaTimestamps.toMillis(ts), keys.read(source), values.read(source), headers);
+  }
+
+  public long offsetOf(Record row) {
+    return (Long) ((Record) row.get(kafkaPos)).get(offsetPos);
+  }
+
+  public long producerIdOf(Record row) {
+    return (Long) ((Record) row.get(kafkaPos)).get(producerIdPos);
   }
 
   /** The columns a Kafka consumer sees too. */

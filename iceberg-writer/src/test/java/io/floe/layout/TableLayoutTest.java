@@ -220,7 +220,7 @@ class TableLayoutTest {
                         r ->
                             (Integer) ((org.apache.iceberg.data.Record) r.get(0)).get(0)
                                 == partition)
-                    .map(RowCodec::offsetOf)
+                    .map(new RowCodec(table.schema())::offsetOf)
                     .toList())
             .as("partition %s holds each offset once", p)
             .containsExactlyInAnyOrderElementsOf(

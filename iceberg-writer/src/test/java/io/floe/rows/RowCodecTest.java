@@ -45,9 +45,9 @@ class RowCodecTest {
 
     for (KafkaRecord record : records) {
       Record row = codec.toRow(3, batch, record);
-      assertThat(RowCodec.fromRow(row)).isEqualTo(record);
-      assertThat(RowCodec.offsetOf(row)).isEqualTo(record.offset());
-      assertThat(RowCodec.producerIdOf(row)).isEqualTo(PRODUCER_ID);
+      assertThat(codec.fromRow(row)).isEqualTo(record);
+      assertThat(codec.offsetOf(row)).isEqualTo(record.offset());
+      assertThat(codec.producerIdOf(row)).isEqualTo(PRODUCER_ID);
     }
 
     Record row = codec.toRow(3, batch, records.get(1));
@@ -91,7 +91,7 @@ class RowCodecTest {
         .isEqualTo(KafkaTimestamps.toTimestamp(brokerTime, 1));
     assertThat(kafka(row).getField("create_timestamp"))
         .isEqualTo(KafkaTimestamps.toTimestamp(record.timestamp(), 1));
-    assertThat(RowCodec.fromRow(row)).as("the stored timestamp comes back").isEqualTo(record);
+    assertThat(codec.fromRow(row)).as("the stored timestamp comes back").isEqualTo(record);
   }
 
   @Test
@@ -117,7 +117,7 @@ class RowCodecTest {
     Record first = codec.toRow(0, batch, new KafkaRecord(0, 0L, null, null, null));
     Record second = codec.toRow(0, batch, new KafkaRecord(1, 0L, null, null, null));
     assertThat(second).isSameAs(first);
-    assertThat(RowCodec.offsetOf(first)).isEqualTo(1L);
+    assertThat(codec.offsetOf(first)).isEqualTo(1L);
   }
 
   @Test
@@ -197,8 +197,8 @@ class RowCodecTest {
     assertThat(kafka(row).getField("offset")).isEqualTo(40L);
     assertThat(kafka(row).getField("sequence")).isEqualTo(3);
     assertThat(row.getField("key")).isEqualTo(ByteBuffer.wrap(bytes("k")));
-    assertThat(RowCodec.fromRow(row)).isEqualTo(record);
-    assertThat(RowCodec.offsetOf(row)).isEqualTo(40L);
+    assertThat(codec.fromRow(row)).isEqualTo(record);
+    assertThat(codec.offsetOf(row)).isEqualTo(40L);
 
     Record head =
         codec.newRow(
@@ -224,8 +224,8 @@ class RowCodecTest {
     KafkaRecord second = new KafkaRecord(1, 2L, null, bytes("b"), List.of());
 
     for (int i = 0; i < 3; i++) {
-      assertThat(RowCodec.fromRow(a.toRow(0, batch, first))).isEqualTo(first);
-      assertThat(RowCodec.fromRow(b.toRow(0, batch, second))).isEqualTo(second);
+      assertThat(a.fromRow(a.toRow(0, batch, first))).isEqualTo(first);
+      assertThat(b.fromRow(b.toRow(0, batch, second))).isEqualTo(second);
     }
   }
 

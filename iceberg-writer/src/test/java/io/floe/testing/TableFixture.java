@@ -48,7 +48,7 @@ public final class TableFixture implements AutoCloseable {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    out.sort(java.util.Comparator.comparingLong(RowCodec::offsetOf));
+    out.sort(java.util.Comparator.comparingLong(new RowCodec(table.schema())::offsetOf));
     return out;
   }
 

@@ -234,7 +234,9 @@ class SegmentRoundTripTest {
       f.segments.copy(k2, new SegmentFiles(logTwo, twoBase, null, txnIndex, null, null));
 
       List<Record> visible = TableFixture.rows(f.table(TOPIC, TOPIC_ID));
-      assertThat(visible).extracting(r -> RowCodec.producerIdOf(r)).doesNotContain(pid);
+      assertThat(visible)
+          .extracting(new RowCodec(f.table(TOPIC, TOPIC_ID).schema())::producerIdOf)
+          .doesNotContain(pid);
       assertThat(visible).hasSize(5 + 2 + 4);
 
       // Kafka consumers still get every record of both segments, aborted ones included.
@@ -316,9 +318,10 @@ class SegmentRoundTripTest {
     List<Record> rows = TableFixture.rows(table);
     assertThat(rows).hasSameSizeAs(expected);
     List<KafkaRecord> actual = new ArrayList<>();
+    RowCodec codec = new RowCodec(table.schema());
     for (Record row : rows) {
       assertThat(((Record) row.get(0)).get(0)).isEqualTo(partition);
-      KafkaRecord r = RowCodec.fromRow(row);
+      KafkaRecord r = codec.fromRow(row);
       actual.add(r);
     }
     // LOG_APPEND_TIME rows come back with the producer's timestamp through fromRow, like the
