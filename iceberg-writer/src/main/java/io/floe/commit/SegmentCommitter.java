@@ -64,7 +64,12 @@ public final class SegmentCommitter {
   }
 
   /** What a commit did. */
-  public record Result(long snapshotId, int replacedDataFiles, int attempts) {}
+  public record Result(
+      long snapshotId, int replacedDataFiles, int overlappedDataFiles, int attempts) {
+
+    /** What committing a segment with no record does: nothing. */
+    public static final Result NOTHING = new Result(-1, 0, 0, 0);
+  }
 
   /**
    * Commits the segment. {@code abortedTransactions} is the segment's transaction index (may be
@@ -125,8 +130,9 @@ public final class SegmentCommitter {
         base == null
             ? CommitPlan.NONE
             : new CommitPlanner(new SnapshotFiles(table, base)).plan(segment, aborted);
-    writtenHere.addAll(hideRows(table, segment, plan.hiddenRows()));
+    writtenHere.addAll(hideRows(table, segment, segmentId, plan));
     int replaced = plan.removedFiles().size();
+    int overlapped = plan.overlappedFiles();
     if (replaced > 0) {
       LOG.info(
           "Partition {} offsets {}..{} were committed before (a retried copy): segment {} replaces {} files",
@@ -162,6 +168,16 @@ public final class SegmentCommitter {
             if (replaced > 0) {
               delta.set(SegmentSummary.REPLACED_FILES, Integer.toString(replaced));
             }
+            if (!plan.referencedFiles().isEmpty()) {
+              // The position deletes point at these files: a concurrent segment delete that took
+              // one of them out of the table makes this attempt plan again.
+              delta.validateDataFilesExist(plan.referencedFiles());
+            }
+            if (overlapped > 0) {
+              delta
+                  .set(SegmentSummary.OVERLAPPED_FILES, Integer.toString(overlapped))
+                  .set(SegmentSummary.OVERLAPPED_ROWS, Long.toString(rows(plan.overlappedRows())));
+            }
           }
 
           @Override
@@ -175,37 +191,59 @@ public final class SegmentCommitter {
           }
         };
     long snapshotId = groups.commit(table, member);
-    return new Result(snapshotId, replaced, attempt);
+    return new Result(snapshotId, replaced, overlapped, attempt);
   }
 
   /**
-   * Position deletes for the rows of earlier segments that the plan hides (records of transactions
-   * this segment aborts).
+   * Position deletes for the rows the plan hides: records of earlier segments in transactions this
+   * segment aborts, and, in delete files of their own that {@link OverlapDeletes} names after this
+   * segment, the rows inside this segment of files it overlaps only in part.
    */
   private static List<DeleteFile> hideRows(
-      Table table, WrittenSegment segment, List<RowRange> rows) {
-    if (rows.isEmpty()) {
-      return List.of();
+      Table table, WrittenSegment segment, String segmentId, CommitPlan plan) {
+    List<DeleteFile> deletes = new ArrayList<>();
+    if (!plan.abortedRows().isEmpty()) {
+      deletes.addAll(
+          writeDeletes(table, segment, "aborts-" + UUID.randomUUID(), plan.abortedRows()));
+      LOG.info(
+          "Hid {} records of partition {} before offset {} that belong to transactions aborted in the segment",
+          rows(plan.abortedRows()),
+          segment.partition(),
+          segment.baseOffset());
     }
+    if (!plan.overlappedRows().isEmpty()) {
+      deletes.addAll(
+          writeDeletes(
+              table, segment, OverlapDeletes.operationId(segmentId), plan.overlappedRows()));
+      LOG.info(
+          "Partition {} offsets {}..{} overlap {} file(s) tiered from another replica's segments: {}"
+              + " of their rows are hidden, the table keeps these offsets from segment {}",
+          segment.partition(),
+          segment.baseOffset(),
+          segment.lastOffset(),
+          plan.overlappedFiles(),
+          rows(plan.overlappedRows()),
+          segmentId);
+    }
+    return deletes;
+  }
+
+  private static List<DeleteFile> writeDeletes(
+      Table table, WrittenSegment segment, String operationId, List<RowRange> rows) {
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, segment.partition(), 1)
             .format(FileFormat.PARQUET)
-            .operationId("aborts-" + UUID.randomUUID())
+            .operationId(operationId)
             .build();
-    List<DeleteFile> deletes =
-        PositionDeletes.write(
-            table,
-            new GenericFileWriterFactory.Builder(table)
-                .deleteFileFormat(FileFormat.PARQUET)
-                .build(),
-            files,
-            rows,
-            location -> {});
-    LOG.info(
-        "Hid {} records of partition {} before offset {} that belong to transactions aborted in the segment",
-        rows.stream().mapToLong(RowRange::count).sum(),
-        segment.partition(),
-        segment.baseOffset());
-    return deletes;
+    return PositionDeletes.write(
+        table,
+        new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build(),
+        files,
+        rows,
+        location -> {});
+  }
+
+  private static long rows(List<RowRange> ranges) {
+    return ranges.stream().mapToLong(RowRange::count).sum();
   }
 }

@@ -15,7 +15,9 @@ import org.apache.iceberg.Table;
 
 /**
  * Takes a deleted segment's data files out of the table's current snapshot (one commit, with the
- * delete files that reference only them), or tells which of them are still live.
+ * delete files that reference only them, and the delete files with which the segment hid the rows
+ * of other replicas' copies it overlapped, so those rows are visible again), or tells which of its
+ * files are still live.
  */
 public final class SegmentRemoval {
   private SegmentRemoval() {}
@@ -35,18 +37,22 @@ public final class SegmentRemoval {
     table.refresh();
     RowDelta delta = table.newRowDelta();
     Set<String> removed = new HashSet<>();
+    Set<String> removedDeletes = new HashSet<>();
     for (FileScanTask task : scan(table, partition, range)) {
       String location = task.file().location();
-      if (files.contains(location) && removed.add(location)) {
+      boolean own = files.contains(location);
+      if (own && removed.add(location)) {
         delta.removeRows(task.file());
-        for (DeleteFile d : task.deletes()) {
-          if (PositionDeletes.referencesOnly(d, location)) {
-            delta.removeDeletes(d);
-          }
+      }
+      for (DeleteFile d : task.deletes()) {
+        boolean goesWithFile = own && PositionDeletes.referencesOnly(d, location);
+        if ((goesWithFile || OverlapDeletes.writtenFor(d, segmentId))
+            && removedDeletes.add(d.location())) {
+          delta.removeDeletes(d);
         }
       }
     }
-    if (!removed.isEmpty()) {
+    if (!removed.isEmpty() || !removedDeletes.isEmpty()) {
       delta
           .set(SegmentSummary.TOPIC_ID, topicId)
           .set(SegmentSummary.PARTITION, Integer.toString(partition))

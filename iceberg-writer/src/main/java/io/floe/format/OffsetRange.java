@@ -13,6 +13,10 @@ public record OffsetRange(long first, long last) {
     return last < first;
   }
 
+  public boolean contains(long offset) {
+    return first <= offset && offset <= last;
+  }
+
   /** Whether every offset of {@code other} lies in this range. */
   public boolean contains(OffsetRange other) {
     return first <= other.first && other.last <= last;

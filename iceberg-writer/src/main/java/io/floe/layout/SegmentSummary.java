@@ -13,6 +13,11 @@ public final class SegmentSummary {
   public static final String SEGMENT_ID = "floe.segment-id";
   public static final String REPLACED_FILES = "floe.replaced-files";
 
+  /** Files of other replicas' copies that the segment overlaps in part, and their rows it hides. */
+  public static final String OVERLAPPED_FILES = "floe.overlapped-files";
+
+  public static final String OVERLAPPED_ROWS = "floe.overlapped-rows";
+
   /** Set on the snapshot that takes a deleted segment's rows out of the table. */
   public static final String OPERATION = "floe.operation";
 

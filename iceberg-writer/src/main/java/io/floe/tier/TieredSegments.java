@@ -75,7 +75,8 @@ public final class TieredSegments {
       long storedBytes,
       int sidecarBytes,
       int commitAttempts,
-      int replacedDataFiles) {}
+      int replacedDataFiles,
+      int overlappedDataFiles) {}
 
   /**
    * Copies a segment and returns once its commit is durable. On failure nothing is visible in the
@@ -97,7 +98,7 @@ public final class TieredSegments {
       SidecarObjects.write(table.io(), sidecarLocation, sidecar);
       SegmentCommitter.Result result;
       if (written.isEmpty()) {
-        result = new SegmentCommitter.Result(-1, 0, 0);
+        result = SegmentCommitter.Result.NOTHING;
       } else {
         result = committer.commit(table, written, key.topicId(), key.segmentId(), aborted);
       }
@@ -128,7 +129,8 @@ public final class TieredSegments {
           stored,
           sidecar.length,
           result.attempts(),
-          result.replacedDataFiles());
+          result.replacedDataFiles(),
+          result.overlappedDataFiles());
     } catch (CommitStateUnknownException e) {
       tables.forget(key.topic(), key.topicId());
       throw e;

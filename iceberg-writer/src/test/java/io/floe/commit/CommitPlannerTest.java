@@ -1,11 +1,9 @@
 package io.floe.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.RowRange;
-import io.floe.copy.SegmentFormatException;
 import io.floe.copy.WrittenSegment;
 import io.floe.format.OffsetRange;
 import io.floe.manifest.BatchDirectory;
@@ -48,7 +46,7 @@ class CommitPlannerTest {
 
     assertThat(plan.removedFiles()).containsExactlyInAnyOrder(first, second);
     assertThat(plan.removedDeletes()).containsExactly(onlyFirst);
-    assertThat(plan.hiddenRows()).isEmpty();
+    assertThat(plan.abortedRows()).isEmpty();
   }
 
   @Test
@@ -60,26 +58,50 @@ class CommitPlannerTest {
   }
 
   @Test
-  void refusesAFileTheSegmentCoversOnlyInPart() {
-    files.add(0, 100, 149);
-    DataFile straddling = files.add(0, 180, 220);
+  void hidesTheRowsInsideTheSegmentOfAFileItCoversOnlyInPart() {
+    // Another replica's copy: offsets 80..109 (rows 0..29) and 180..220 (rows 0..40), with its own
+    // deletes, which stay since the file stays.
+    DataFile below = files.add(0, 80, 109);
+    DataFile above = files.add(0, 180, 220);
+    DeleteFile belowDeletes = deletes(below.location(), below.location());
+    files.deletes(below, belowDeletes);
+    DataFile inside = files.add(0, 110, 179);
 
-    assertThatThrownBy(() -> plan(segment(0, 100, 199), List.of()))
-        .isInstanceOf(SegmentFormatException.class)
-        .hasMessage(
-            "Partition 0 offsets 100..199 overlap file "
-                + straddling.location()
-                + " (offsets 180..220) only in part; refusing to replace it");
+    CommitPlan plan = plan(segment(0, 100, 199), List.of());
+
+    assertThat(plan.removedFiles()).containsExactly(inside);
+    assertThat(plan.removedDeletes()).isEmpty();
+    assertThat(plan.overlappedRows())
+        .containsExactlyInAnyOrder(
+            new RowRange(below.location(), below.partition(), 20, 10),
+            new RowRange(above.location(), above.partition(), 0, 20));
+    assertThat(plan.overlappedFiles()).isEqualTo(2);
+    assertThat(plan.referencedFiles()).containsExactly(above.location(), below.location());
+    assertThat(plan.abortedRows()).isEmpty();
   }
 
   @Test
-  void refusesAFileWithoutOffsetBoundsInTheRange() {
-    files.add(0, file("no-bounds"), null);
+  void aFileThatHoldsTheWholeSegmentAndMoreHasOnlyThoseRowsHidden() {
+    DataFile wide = files.add(0, 0, 999);
 
-    assertThatThrownBy(() -> plan(segment(0, 100, 199), List.of()))
-        .isInstanceOf(SegmentFormatException.class)
-        .hasMessageContaining(
-            "(offsets " + Long.MIN_VALUE + ".." + Long.MAX_VALUE + ") only in part");
+    CommitPlan plan = plan(segment(0, 100, 199), List.of());
+
+    assertThat(plan.removedFiles()).isEmpty();
+    assertThat(plan.overlappedRows())
+        .containsExactly(new RowRange(wide.location(), wide.partition(), 100, 100));
+  }
+
+  @Test
+  void aFileWithoutOffsetBoundsIsReadToFindItsRowsInsideTheSegment() {
+    // No bounds in its metadata: its rows (offsets 150..249) are read.
+    DataFile unbounded = file("no-bounds");
+    files.addWithoutBounds(0, unbounded, 150, filled(100, OTHER_PRODUCER));
+
+    CommitPlan plan = plan(segment(0, 100, 199), List.of());
+
+    assertThat(plan.removedFiles()).isEmpty();
+    assertThat(plan.overlappedRows())
+        .containsExactly(new RowRange(unbounded.location(), unbounded.partition(), 0, 50));
   }
 
   @Test
@@ -135,7 +157,7 @@ class CommitPlannerTest {
                 new AbortedTransaction(OTHER_PRODUCER, 100, 110)));
 
     assertThat(plan.removedFiles()).isEmpty();
-    assertThat(plan.hiddenRows())
+    assertThat(plan.abortedRows())
         .containsExactly(
             new RowRange(earlier.location(), earlier.partition(), 1, 3),
             new RowRange(earlier.location(), earlier.partition(), 5, 1),
@@ -150,7 +172,7 @@ class CommitPlannerTest {
     CommitPlan plan =
         plan(segment(0, 100, 149), List.of(new AbortedTransaction(PRODUCER, 97, 105)));
 
-    assertThat(plan.hiddenRows())
+    assertThat(plan.abortedRows())
         .containsExactly(new RowRange(before.location(), before.partition(), 2, 3));
   }
 
@@ -205,7 +227,9 @@ class CommitPlannerTest {
 
   /** Committed files in memory, found by partition and offset bounds as a table scan finds them. */
   private static final class Files implements CommittedFiles {
-    private record Held(int partition, DataFile file, OffsetRange bounds, long[] producers) {}
+    /** A file, its bounds as its metadata tells them (null: none), and its rows from firstRow. */
+    private record Held(
+        int partition, DataFile file, OffsetRange bounds, long firstRow, long[] producers) {}
 
     final List<Held> held = new ArrayList<>();
     final Map<String, List<DeleteFile>> deletesByFile = new HashMap<>();
@@ -217,12 +241,16 @@ class CommitPlannerTest {
 
     DataFile add(int partition, long first, long last, long[] producers) {
       DataFile file = file("p" + partition + "-" + first + "-" + last);
-      held.add(new Held(partition, file, new OffsetRange(first, last), producers));
+      held.add(new Held(partition, file, new OffsetRange(first, last), first, producers));
       return file;
     }
 
     void add(int partition, DataFile file, OffsetRange bounds) {
-      held.add(new Held(partition, file, bounds, new long[0]));
+      held.add(new Held(partition, file, bounds, bounds.first(), new long[0]));
+    }
+
+    void addWithoutBounds(int partition, DataFile file, long firstRow, long[] producers) {
+      held.add(new Held(partition, file, null, firstRow, producers));
     }
 
     void deletes(DataFile file, DeleteFile... deletes) {
@@ -253,7 +281,7 @@ class CommitPlannerTest {
     public void readRows(DataFile file, RowVisitor visitor) {
       Held h = held.stream().filter(x -> x.file() == file).findFirst().orElseThrow();
       for (int i = 0; i < h.producers().length; i++) {
-        visitor.row(h.bounds().first() + i, h.producers()[i]);
+        visitor.row(h.firstRow() + i, h.producers()[i]);
       }
     }
   }

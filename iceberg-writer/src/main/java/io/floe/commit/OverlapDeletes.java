@@ -1,0 +1,28 @@
+package io.floe.commit;
+
+import java.util.UUID;
+import org.apache.iceberg.DeleteFile;
+
+/**
+ * Names the position-delete files with which a segment hides the rows of other replicas' copies it
+ * overlaps, so that deleting the segment can take them back: once a segment's own rows leave the
+ * table, the rows it hid in other files must be visible again (no offset may vanish while a live
+ * segment still holds it).
+ */
+public final class OverlapDeletes {
+  private static final String PREFIX = "overlap-";
+
+  private OverlapDeletes() {}
+
+  /** The operation id the delete files of {@code segmentId}'s overlaps are written under. */
+  static String operationId(String segmentId) {
+    return PREFIX + segmentId + "-" + UUID.randomUUID();
+  }
+
+  /** Whether {@code deletes} hides rows that segment {@code segmentId} overlapped. */
+  public static boolean writtenFor(DeleteFile deletes, String segmentId) {
+    String location = deletes.location();
+    String name = location.substring(location.lastIndexOf('/') + 1);
+    return name.contains("-" + PREFIX + segmentId + "-");
+  }
+}
