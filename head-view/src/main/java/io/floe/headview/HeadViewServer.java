@@ -58,11 +58,7 @@ public final class HeadViewServer implements AutoCloseable {
     this.kafka = new KafkaHead(config.kafkaProperties(), config.kafkaTimeoutMs());
     this.view = new HeadView(catalog, kafka, config);
     this.routes =
-        new HeadViewRoutes(
-            catalog,
-            view,
-            config.clientDefaults(),
-            "'" + config.catalogName() + "' (" + catalogDescription() + ")");
+        new HeadViewRoutes(catalog, view, config.clientDefaults(), config.catalogDescription());
     this.tokenBytes =
         config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
     AtomicInteger n = new AtomicInteger();
@@ -166,20 +162,6 @@ public final class HeadViewServer implements AutoCloseable {
     }
     return MessageDigest.isEqual(
         tokenBytes, header.substring(7).trim().getBytes(StandardCharsets.UTF_8));
-  }
-
-  private String catalogDescription() {
-    Map<String, String> p = config.catalogProperties();
-    String kind = p.getOrDefault("type", p.getOrDefault("catalog-impl", "?"));
-    String uri = p.get("uri");
-    // A JDBC or REST URI can carry credentials in its query or user info: show scheme and host part
-    // only.
-    if (uri != null) {
-      int q = uri.indexOf('?');
-      uri = q >= 0 ? uri.substring(0, q) : uri;
-      uri = uri.replaceAll("//[^/@]*@", "//");
-    }
-    return uri == null ? "type " + kind : "type " + kind + ", uri " + uri;
   }
 
   private static Map<String, String> query(String raw) {
