@@ -43,7 +43,6 @@ public final class HeadViewServer implements AutoCloseable {
     }
   }
 
-  private final HeadViewConfig config;
   private final Catalog catalog;
   private final KafkaHead kafka;
   private final HeadView view;
@@ -53,7 +52,6 @@ public final class HeadViewServer implements AutoCloseable {
   private final byte[] tokenBytes;
 
   private HeadViewServer(HeadViewConfig config, Catalog catalog) throws IOException {
-    this.config = config;
     this.catalog = catalog;
     this.kafka = new KafkaHead(config.kafkaProperties(), config.kafkaTimeoutMs());
     this.view = new HeadView(catalog, kafka, config);
