@@ -1,5 +1,11 @@
 package io.floe.headview;
 
+import static io.floe.headview.HeadPlanFixtures.SHAPE;
+import static io.floe.headview.HeadPlanFixtures.assertServesExactly;
+import static io.floe.headview.HeadPlanFixtures.cached;
+import static io.floe.headview.HeadPlanFixtures.dataFile;
+import static io.floe.headview.HeadPlanFixtures.file;
+import static io.floe.headview.HeadPlanFixtures.range;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.headview.HeadPlan.Action;
@@ -15,11 +21,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import java.util.stream.LongStream;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionSpec;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,9 +29,6 @@ import org.junit.jupiter.api.Test;
  * offset exactly once (the files here hold contiguous offsets, as they do without transactions).
  */
 class HeadPlannerTest {
-  private static final TableShape SHAPE =
-      new TableShape("table-uuid", 0, 0, Map.of(0, PartitionSpec.unpartitioned()));
-
   /** Counts how often a plan asks for the new shape (it builds metadata: only rebuilds may). */
   private final AtomicInteger shapeAsked = new AtomicInteger();
 
@@ -364,41 +362,6 @@ class HeadPlannerTest {
     assertThat(plan.reads()).containsExactly(new Ranges(from, to));
   }
 
-  /**
-   * Every offset of {@code expected} (per partition, a list of contiguous offsets) is served once:
-   * by a carried file (the cached head's files an extension keeps), a kept file or a read, and no
-   * other offset is.
-   */
-  private static void assertServesExactly(
-      HeadPlan plan, List<HeadFile> carried, Map<Integer, List<Long>> expected) {
-    Map<Integer, List<Long>> served = new TreeMap<>();
-    List<HeadFile> files = new ArrayList<>(carried);
-    files.addAll(plan.kept());
-    for (HeadFile f : files) {
-      f.offsets()
-          .forEach(
-              (p, span) ->
-                  served
-                      .computeIfAbsent(p, x -> new ArrayList<>())
-                      .addAll(range(span.first(), span.last() + 1)));
-    }
-    for (Ranges r : plan.reads()) {
-      r.from()
-          .forEach(
-              (p, start) ->
-                  served
-                      .computeIfAbsent(p, x -> new ArrayList<>())
-                      .addAll(range(start, r.to().getOrDefault(p, start))));
-    }
-    served.values().removeIf(List::isEmpty);
-    served.values().forEach(list -> list.sort(null));
-    assertThat(served).as("offsets served, each once").isEqualTo(expected);
-  }
-
-  private static List<Long> range(long from, long to) {
-    return LongStream.range(from, Math.max(from, to)).boxed().toList();
-  }
-
   private static Map<Integer, Long> lso(int partition, long offset) {
     return Map.of(partition, offset);
   }
@@ -416,31 +379,5 @@ class HeadPlannerTest {
         };
     List<Integer> partitions = new ArrayList<>(new TreeMap<>(lastStable).keySet());
     return new Found(location, shape, committedEnds, partitions, logStarts, lastStable);
-  }
-
-  private static Cached cached(
-      String location,
-      int headSnapshots,
-      Map<Integer, Long> from,
-      Map<Integer, Long> to,
-      List<HeadFile> files) {
-    return new Cached(location, SHAPE, headSnapshots, from, to, files);
-  }
-
-  private static HeadFile file(String name, int partition, long first, long last) {
-    return file(name, Map.of(partition, new Span(first, last)));
-  }
-
-  private static HeadFile file(String name, Map<Integer, Span> offsets) {
-    return new HeadFile(dataFile(name), offsets);
-  }
-
-  private static DataFile dataFile(String name) {
-    return DataFiles.builder(PartitionSpec.unpartitioned())
-        .withPath("memory:/head/" + name + ".parquet")
-        .withFormat(FileFormat.PARQUET)
-        .withFileSizeInBytes(1)
-        .withRecordCount(1)
-        .build();
   }
 }
