@@ -1,102 +1,94 @@
 package io.floe.headview;
 
+import io.floe.catalog.CatalogConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /**
- * The service's settings, read from a properties file (see head-view/README.md for every key). Keys
- * under {@code iceberg.} go, prefix stripped, to Iceberg's {@code CatalogUtil.buildIcebergCatalog}
- * (the same keys the plugin takes under {@code rsm.config.iceberg.}); keys under {@code kafka.} go,
- * prefix stripped, to the Kafka consumer and admin clients; keys under {@code client.} go, prefix
- * stripped, to REST clients as config defaults.
+ * The service's settings, read from a properties file: every key has a type, a default, a validator
+ * and documentation ({@link #CONFIG_DEF}, the catalog keys shared with the plugin through {@link
+ * CatalogConfig}; head-view/README.md holds the generated reference). A bad value fails at start
+ * naming its key. Keys under {@code iceberg.} go, prefix removed, to Iceberg's {@code
+ * CatalogUtil.buildIcebergCatalog} (the same keys the plugin takes under {@code
+ * rsm.config.iceberg.}); under {@code kafka.} to the Kafka consumer and admin clients; under {@code
+ * client.} to REST clients as config defaults; under {@code head.write.} over the write properties
+ * of head files.
  */
-public final class HeadViewConfig {
-  public static final String LISTEN_HOST = "listen.host";
-  public static final String LISTEN_PORT = "listen.port";
-  public static final String AUTH_TOKEN = "auth.token";
-  public static final String CATALOG_NAME = "catalog.name";
-  public static final String TABLE_NAMESPACE = "table.namespace";
-  public static final String SERVER_THREADS = "server.threads";
-  public static final String SCRATCH_LOCATION = "head.scratch-location";
-  public static final String CACHE_TTL_MS = "head.cache-ttl-ms";
-  public static final String IDLE_TTL_MS = "head.idle-ttl-ms";
-  public static final String KAFKA_TIMEOUT_MS = "head.kafka-timeout-ms";
-  public static final String ON_KAFKA_ERROR = "head.on-kafka-error";
-  public static final String HEAD_WRITE_PREFIX = "head.write.";
-  public static final String ICEBERG_PREFIX = "iceberg.";
+public final class HeadViewConfig extends AbstractConfig {
+  public static final String LISTEN_HOST_CONFIG = "listen.host";
+  public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
+  static final String LISTEN_HOST_DOC = "Address to bind; only loopback unless set.";
+
+  public static final String LISTEN_PORT_CONFIG = "listen.port";
+  public static final int DEFAULT_LISTEN_PORT = 8181;
+  static final String LISTEN_PORT_DOC = "Port to listen on (0: any free port).";
+
+  public static final String AUTH_TOKEN_CONFIG = "auth.token";
+  static final String AUTH_TOKEN_DOC =
+      "When set, every request needs the header 'Authorization: Bearer' followed by the token (else"
+          + " 401). Never logged.";
+
+  public static final String SERVER_THREADS_CONFIG = "server.threads";
+  public static final int DEFAULT_SERVER_THREADS = 8;
+  static final String SERVER_THREADS_DOC = "Request threads.";
+
+  public static final String KAFKA_BOOTSTRAP_SERVERS_CONFIG = "kafka.bootstrap.servers";
+  static final String KAFKA_BOOTSTRAP_SERVERS_DOC =
+      "The Kafka cluster whose topics are served (host:port,...). Every other key under 'kafka.' goes"
+          + " to the Kafka clients too (see the prefixes below).";
+
+  public static final String SCRATCH_LOCATION_CONFIG = "head.scratch-location";
+  static final String SCRATCH_LOCATION_DOC =
+      "Where head files go: unset, {table location}/floe-head/{uuid}/; set, {value}/{table uuid}/{uuid}/."
+          + " Must be readable by the engines and writable through the table's FileIO.";
+
+  public static final String CACHE_TTL_MS_CONFIG = "head.cache-ttl-ms";
+  public static final long DEFAULT_CACHE_TTL_MS = 600_000L;
+  static final String CACHE_TTL_MS_DOC =
+      "How long a superseded head's files are kept (queries that loaded it may still read them)"
+          + " before they are deleted.";
+
+  public static final String IDLE_TTL_MS_CONFIG = "head.idle-ttl-ms";
+  static final long MIN_IDLE_TTL_MS = 1_000L;
+  static final String IDLE_TTL_MS_DOC =
+      "How long the current head of a table nobody queries is kept before its files are deleted."
+          + " Unset: "
+          + CACHE_TTL_MS_CONFIG
+          + ", at least "
+          + MIN_IDLE_TTL_MS
+          + ".";
+
+  public static final String KAFKA_TIMEOUT_MS_CONFIG = "head.kafka-timeout-ms";
+  public static final long DEFAULT_KAFKA_TIMEOUT_MS = 30_000L;
+  static final String KAFKA_TIMEOUT_MS_DOC = "Bound on each Kafka call and on reading one head.";
+
+  public static final String ON_KAFKA_ERROR_CONFIG = "head.on-kafka-error";
+  public static final String DEFAULT_ON_KAFKA_ERROR = "fail";
+  static final String ON_KAFKA_ERROR_DOC =
+      "What loadTable does when Kafka cannot be read: 'fail' answers 503 naming the topic;"
+          + " 'committed' serves the committed snapshot only (logged as a warning).";
+
+  public static final String ICEBERG_PREFIX = CatalogConfig.ICEBERG_PREFIX;
   public static final String KAFKA_PREFIX = "kafka.";
   public static final String CLIENT_PREFIX = "client.";
-
-  /** What loadTable does when Kafka cannot be read. */
-  public enum OnKafkaError {
-    FAIL,
-    COMMITTED
-  }
-
-  private final String listenHost;
-  private final int listenPort;
-  private final String authToken;
-  private final String catalogName;
-  private final String tableNamespace;
-  private final int serverThreads;
-  private final String scratchLocation;
-  private final long cacheTtlMs;
-  private final long idleTtlMs;
-  private final long kafkaTimeoutMs;
-  private final OnKafkaError onKafkaError;
-  private final Map<String, String> catalogProperties;
-  private final Map<String, String> kafkaProperties;
-  private final Map<String, String> clientDefaults;
-  private final Map<String, String> headWriteProperties;
-
-  private HeadViewConfig(Map<String, String> props) {
-    this.listenHost = props.getOrDefault(LISTEN_HOST, "127.0.0.1");
-    this.listenPort = intValue(props, LISTEN_PORT, 8181, 0, 65535);
-    String token = props.get(AUTH_TOKEN);
-    this.authToken = token == null || token.isBlank() ? null : token.trim();
-    this.catalogName = props.getOrDefault(CATALOG_NAME, "floe");
-    this.tableNamespace = props.getOrDefault(TABLE_NAMESPACE, "kafka").trim();
-    if (tableNamespace.isEmpty()
-        || java.util.Arrays.stream(tableNamespace.split("\\.", -1)).anyMatch(String::isEmpty)) {
-      throw new IllegalArgumentException(
-          TABLE_NAMESPACE
-              + " is '"
-              + tableNamespace
-              + "': expected non-empty names separated by dots, as the plugin's");
-    }
-    this.serverThreads = intValue(props, SERVER_THREADS, 8, 1, 1024);
-    String scratch = props.get(SCRATCH_LOCATION);
-    this.scratchLocation = scratch == null || scratch.isBlank() ? null : stripSlash(scratch.trim());
-    this.cacheTtlMs = longValue(props, CACHE_TTL_MS, 600_000L, 0);
-    this.idleTtlMs = longValue(props, IDLE_TTL_MS, Math.max(1_000L, cacheTtlMs), 1_000L);
-    this.kafkaTimeoutMs = longValue(props, KAFKA_TIMEOUT_MS, 30_000L, 1);
-    String onError = props.getOrDefault(ON_KAFKA_ERROR, "fail").trim();
-    try {
-      this.onKafkaError = OnKafkaError.valueOf(onError.toUpperCase(java.util.Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          ON_KAFKA_ERROR + " is '" + onError + "': expected fail or committed");
-    }
-    this.catalogProperties = withPrefix(props, ICEBERG_PREFIX);
-    this.kafkaProperties = withPrefix(props, KAFKA_PREFIX);
-    this.clientDefaults = withPrefix(props, CLIENT_PREFIX);
-    Map<String, String> write = new TreeMap<>(HEAD_WRITE_DEFAULTS);
-    withPrefix(props, HEAD_WRITE_PREFIX).forEach((k, v) -> write.put("write." + k, v));
-    this.headWriteProperties = Map.copyOf(write);
-    if (catalogProperties.isEmpty()) {
-      throw new IllegalArgumentException(
-          "No iceberg.* catalog properties: set at least iceberg.type (or iceberg.catalog-impl), iceberg.uri and"
-              + " iceberg.warehouse, the same values the plugin has under rsm.config.iceberg.*");
-    }
-    if (!kafkaProperties.containsKey("bootstrap.servers")) {
-      throw new IllegalArgumentException("kafka.bootstrap.servers is not set");
-    }
-  }
+  public static final String HEAD_WRITE_PREFIX = "head.write.";
 
   /**
    * Iceberg write properties of head files, over the table's own. Head files are short-lived
@@ -110,6 +102,146 @@ public final class HeadViewConfig {
           "write.parquet.dict-encoding-enabled.column.key", "false",
           "write.parquet.dict-encoding-enabled.column.value", "false",
           "write.target-file-size-bytes", Long.toString(4L << 20));
+
+  /** What each prefix's keys are for, in the order of the reference. */
+  static final Map<String, String> PREFIX_DOCS = prefixDocs();
+
+  /** What loadTable does when Kafka cannot be read. */
+  public enum OnKafkaError {
+    FAIL,
+    COMMITTED
+  }
+
+  public static final ConfigDef CONFIG_DEF = configDef();
+
+  /** Keys whose blank value means unset (as in {@code auth.token=}), not a bad value. */
+  private static final Set<String> BLANK_IS_UNSET =
+      Set.of(
+          LISTEN_PORT_CONFIG,
+          AUTH_TOKEN_CONFIG,
+          SERVER_THREADS_CONFIG,
+          SCRATCH_LOCATION_CONFIG,
+          CACHE_TTL_MS_CONFIG,
+          IDLE_TTL_MS_CONFIG,
+          KAFKA_TIMEOUT_MS_CONFIG);
+
+  private final CatalogConfig catalog;
+
+  private HeadViewConfig(Map<String, String> props) {
+    super(CONFIG_DEF, withoutUnsetValues(props), false);
+    this.catalog = new CatalogConfig(this, "");
+  }
+
+  private static ConfigDef configDef() {
+    ConfigDef def =
+        new ConfigDef()
+            .define(
+                LISTEN_HOST_CONFIG,
+                Type.STRING,
+                DEFAULT_LISTEN_HOST,
+                Importance.HIGH,
+                LISTEN_HOST_DOC)
+            .define(
+                LISTEN_PORT_CONFIG,
+                Type.INT,
+                DEFAULT_LISTEN_PORT,
+                ConfigDef.Range.between(0, 65535),
+                Importance.HIGH,
+                LISTEN_PORT_DOC)
+            .define(AUTH_TOKEN_CONFIG, Type.PASSWORD, null, Importance.HIGH, AUTH_TOKEN_DOC)
+            .define(
+                SERVER_THREADS_CONFIG,
+                Type.INT,
+                DEFAULT_SERVER_THREADS,
+                ConfigDef.Range.between(1, 1024),
+                Importance.LOW,
+                SERVER_THREADS_DOC);
+    CatalogConfig.defineCatalogName(def);
+    CatalogConfig.defineTableNamespace(
+        def,
+        "The plugin's value: a tiered topic that has no table yet is served there as the table the"
+            + " plugin will create.");
+    CatalogConfig.defineCatalog(def);
+    return def.define(
+            KAFKA_BOOTSTRAP_SERVERS_CONFIG,
+            Type.STRING,
+            ConfigDef.NO_DEFAULT_VALUE,
+            new ConfigDef.NonEmptyString(),
+            Importance.HIGH,
+            KAFKA_BOOTSTRAP_SERVERS_DOC)
+        .define(SCRATCH_LOCATION_CONFIG, Type.STRING, null, Importance.MEDIUM, SCRATCH_LOCATION_DOC)
+        .define(
+            CACHE_TTL_MS_CONFIG,
+            Type.LONG,
+            DEFAULT_CACHE_TTL_MS,
+            ConfigDef.Range.atLeast(0L),
+            Importance.LOW,
+            CACHE_TTL_MS_DOC)
+        .define(
+            IDLE_TTL_MS_CONFIG,
+            Type.LONG,
+            null,
+            ConfigDef.LambdaValidator.with(
+                (name, value) -> {
+                  if (value != null && (Long) value < MIN_IDLE_TTL_MS) {
+                    throw new ConfigException(name, value, "must be at least " + MIN_IDLE_TTL_MS);
+                  }
+                },
+                () -> "null or at least " + MIN_IDLE_TTL_MS),
+            Importance.LOW,
+            IDLE_TTL_MS_DOC)
+        .define(
+            KAFKA_TIMEOUT_MS_CONFIG,
+            Type.LONG,
+            DEFAULT_KAFKA_TIMEOUT_MS,
+            ConfigDef.Range.atLeast(1L),
+            Importance.LOW,
+            KAFKA_TIMEOUT_MS_DOC)
+        .define(
+            ON_KAFKA_ERROR_CONFIG,
+            Type.STRING,
+            DEFAULT_ON_KAFKA_ERROR,
+            ConfigDef.CaseInsensitiveValidString.in("fail", "committed"),
+            Importance.MEDIUM,
+            ON_KAFKA_ERROR_DOC);
+  }
+
+  private static Map<String, String> prefixDocs() {
+    Map<String, String> docs = new LinkedHashMap<>();
+    docs.put(
+        ICEBERG_PREFIX,
+        "Backing catalog properties, prefix removed, given to Iceberg's CatalogUtil.buildIcebergCatalog"
+            + " (type or catalog-impl, uri, warehouse, io-impl, s3.*, ...): the values the plugin has"
+            + " under rsm.config.iceberg.*. Values are never logged.");
+    docs.put(
+        KAFKA_PREFIX,
+        "Kafka client properties, prefix removed (bootstrap.servers, security settings, ...). The"
+            + " service forces isolation.level=read_committed, no group, no auto commit, no topic"
+            + " auto-creation. Values are never logged.");
+    docs.put(
+        CLIENT_PREFIX,
+        "Sent to REST clients as /v1/config defaults, prefix removed (for example the FileIO settings"
+            + " they need to read the files).");
+    docs.put(
+        HEAD_WRITE_PREFIX,
+        "Iceberg write.* table properties of head files, over the table's own"
+            + " (head.write.parquet.compression-codec=snappy sets write.parquet.compression-codec)."
+            + " Defaults: "
+            + new TreeMap<>(HEAD_WRITE_DEFAULTS)
+            + ".");
+    return docs;
+  }
+
+  /** The properties without the blank values that mean unset. */
+  private static Map<String, String> withoutUnsetValues(Map<String, String> props) {
+    Map<String, String> out = new HashMap<>(props);
+    out.entrySet()
+        .removeIf(
+            e ->
+                BLANK_IS_UNSET.contains(e.getKey())
+                    && (e.getValue() == null || e.getValue().isBlank()));
+    return out;
+  }
 
   public static HeadViewConfig of(Map<String, String> props) {
     return new HeadViewConfig(props);
@@ -125,105 +257,80 @@ public final class HeadViewConfig {
     return new HeadViewConfig(props);
   }
 
-  private static Map<String, String> withPrefix(Map<String, String> props, String prefix) {
-    Map<String, String> out = new TreeMap<>();
-    props.forEach(
-        (k, v) -> {
-          if (k.startsWith(prefix) && k.length() > prefix.length()) {
-            out.put(k.substring(prefix.length()), v);
-          }
-        });
-    return Map.copyOf(out);
-  }
-
-  private static int intValue(Map<String, String> props, String key, int dflt, int min, int max) {
-    long v = longValue(props, key, dflt, min);
-    if (v > max) {
-      throw new IllegalArgumentException(key + " is " + v + ": at most " + max);
-    }
-    return (int) v;
-  }
-
-  private static long longValue(Map<String, String> props, String key, long dflt, long min) {
-    String raw = props.get(key);
-    if (raw == null || raw.isBlank()) {
-      return dflt;
-    }
-    long v;
-    try {
-      v = Long.parseLong(raw.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " is '" + raw + "': expected a number");
-    }
-    if (v < min) {
-      throw new IllegalArgumentException(key + " is " + v + ": at least " + min);
-    }
-    return v;
-  }
-
-  private static String stripSlash(String s) {
-    return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
-  }
-
   public String listenHost() {
-    return listenHost;
+    return getString(LISTEN_HOST_CONFIG);
   }
 
   public int listenPort() {
-    return listenPort;
+    return getInt(LISTEN_PORT_CONFIG);
   }
 
   /** Null when no token is required. */
   public String authToken() {
-    return authToken;
+    Password token = getPassword(AUTH_TOKEN_CONFIG);
+    return token == null ? null : token.value().trim();
   }
 
   public String catalogName() {
-    return catalogName;
+    return catalog.name();
+  }
+
+  /** The catalog as a refused write names it: name, type and URI (without credentials). */
+  public String catalogDescription() {
+    return catalog.descriptionWithUri();
   }
 
   /** The plugin's rsm.config.table.namespace: where tables of topics not tiered yet are served. */
   public String tableNamespace() {
-    return tableNamespace;
+    return getString(CatalogConfig.TABLE_NAMESPACE_CONFIG);
+  }
+
+  /** {@link #tableNamespace()} as a namespace. */
+  public Namespace namespace() {
+    return catalog.namespace();
   }
 
   public int serverThreads() {
-    return serverThreads;
+    return getInt(SERVER_THREADS_CONFIG);
   }
 
   /** Null: head files go under each table's location, in {@code floe-head/}. */
   public String scratchLocation() {
-    return scratchLocation;
+    String scratch = getString(SCRATCH_LOCATION_CONFIG);
+    return scratch == null || !scratch.endsWith("/")
+        ? scratch
+        : scratch.substring(0, scratch.length() - 1);
   }
 
   /** How long a superseded head's files stay (queries may still read them). */
   public long cacheTtlMs() {
-    return cacheTtlMs;
+    return getLong(CACHE_TTL_MS_CONFIG);
   }
 
   /** How long the current head of a table nobody queries is kept. */
   public long idleTtlMs() {
-    return idleTtlMs;
+    Long idle = getLong(IDLE_TTL_MS_CONFIG);
+    return idle != null ? idle : Math.max(MIN_IDLE_TTL_MS, cacheTtlMs());
   }
 
   public long kafkaTimeoutMs() {
-    return kafkaTimeoutMs;
+    return getLong(KAFKA_TIMEOUT_MS_CONFIG);
   }
 
   public OnKafkaError onKafkaError() {
-    return onKafkaError;
+    return OnKafkaError.valueOf(getString(ON_KAFKA_ERROR_CONFIG).toUpperCase(Locale.ROOT));
   }
 
   public Map<String, String> catalogProperties() {
-    return catalogProperties;
+    return catalog.properties();
   }
 
   public Map<String, String> kafkaProperties() {
-    return kafkaProperties;
+    return strings(originalsWithPrefix(KAFKA_PREFIX));
   }
 
   public Map<String, String> clientDefaults() {
-    return clientDefaults;
+    return strings(originalsWithPrefix(CLIENT_PREFIX));
   }
 
   /**
@@ -231,7 +338,15 @@ public final class HeadViewConfig {
    * head.write.*}.
    */
   public Map<String, String> headWriteProperties() {
-    return headWriteProperties;
+    Map<String, String> write = new TreeMap<>(HEAD_WRITE_DEFAULTS);
+    strings(originalsWithPrefix(HEAD_WRITE_PREFIX)).forEach((k, v) -> write.put("write." + k, v));
+    return Map.copyOf(write);
+  }
+
+  private static Map<String, String> strings(Map<String, Object> values) {
+    Map<String, String> out = new TreeMap<>();
+    values.forEach((k, v) -> out.put(k, String.valueOf(v)));
+    return Collections.unmodifiableMap(out);
   }
 
   @Override
@@ -239,27 +354,27 @@ public final class HeadViewConfig {
     // Never the token, nor catalog or Kafka values (they may hold secrets): only which keys are
     // set.
     return "HeadViewConfig{listen="
-        + listenHost
+        + listenHost()
         + ":"
-        + listenPort
+        + listenPort()
         + ", auth="
-        + (authToken != null ? "bearer" : "none")
+        + (authToken() != null ? "bearer" : "none")
         + ", catalog="
-        + catalogName
+        + catalogName()
         + " keys "
-        + catalogProperties.keySet()
+        + catalogProperties().keySet()
         + ", kafka keys "
-        + kafkaProperties.keySet()
+        + kafkaProperties().keySet()
         + ", scratch="
-        + (scratchLocation == null ? "<table>/floe-head" : scratchLocation)
+        + (scratchLocation() == null ? "<table>/floe-head" : scratchLocation())
         + ", cacheTtlMs="
-        + cacheTtlMs
+        + cacheTtlMs()
         + ", idleTtlMs="
-        + idleTtlMs
+        + idleTtlMs()
         + ", kafkaTimeoutMs="
-        + kafkaTimeoutMs
+        + kafkaTimeoutMs()
         + ", onKafkaError="
-        + onKafkaError
+        + onKafkaError()
         + "}";
   }
 }

@@ -2,6 +2,7 @@ package io.floe.headview;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.floe.headview.Route.Reply;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,10 +11,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,80 +19,44 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.AlreadyExistsException;
-import org.apache.iceberg.exceptions.ForbiddenException;
-import org.apache.iceberg.exceptions.NoSuchNamespaceException;
-import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
-import org.apache.iceberg.exceptions.ServiceUnavailableException;
-import org.apache.iceberg.rest.CatalogHandlers;
-import org.apache.iceberg.rest.Endpoint;
-import org.apache.iceberg.rest.RESTUtil;
-import org.apache.iceberg.rest.responses.ConfigResponse;
-import org.apache.iceberg.rest.responses.ErrorResponse;
-import org.apache.iceberg.rest.responses.LoadTableResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The head view service: a read-only Iceberg REST catalog in front of the real catalog. Topic
- * tables are served as committed snapshot + live Kafka head (see {@link HeadView}); every other
- * table and namespace passes through unchanged. Responses are Iceberg's own REST model ({@link
- * CatalogHandlers}, serialized with Iceberg's REST serializers). Start: {@code java -cp CP
- * io.floe.headview.HeadViewServer --config head-view.properties}.
+ * The head view service: a read-only Iceberg REST catalog in front of the real catalog, over the
+ * JDK's HTTP server. This class is the transport: it checks the bearer token, hands each request to
+ * the route table ({@link HeadViewRoutes}) and sends the answer; topic tables are served as
+ * committed snapshot + live Kafka head (see {@link HeadView}), every other table and namespace
+ * passes through unchanged. Start: {@code java -cp CP io.floe.headview.HeadViewServer --config
+ * head-view.properties}.
  */
 public final class HeadViewServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeadViewServer.class);
-  private static final String NAMESPACE_SEPARATOR = "%1F";
-
-  /** Read endpoints this service implements, plus the writes it answers (with a refusal). */
-  static final List<Endpoint> ENDPOINTS =
-      List.of(
-          Endpoint.V1_LIST_NAMESPACES,
-          Endpoint.V1_LOAD_NAMESPACE,
-          Endpoint.V1_NAMESPACE_EXISTS,
-          Endpoint.V1_LIST_TABLES,
-          Endpoint.V1_LOAD_TABLE,
-          Endpoint.V1_TABLE_EXISTS,
-          // Listed so that a client sends a write here and gets "read-only, write through
-          // <catalog>" rather than
-          // a generic "server does not support endpoint": each of these answers 405.
-          Endpoint.V1_CREATE_NAMESPACE,
-          Endpoint.V1_UPDATE_NAMESPACE,
-          Endpoint.V1_DELETE_NAMESPACE,
-          Endpoint.V1_CREATE_TABLE,
-          Endpoint.V1_UPDATE_TABLE,
-          Endpoint.V1_DELETE_TABLE,
-          Endpoint.V1_RENAME_TABLE,
-          Endpoint.V1_REGISTER_TABLE,
-          Endpoint.V1_COMMIT_TRANSACTION);
 
   static {
     // The JDK's HttpServer sends headers and body in separate writes: without TCP_NODELAY, Nagle's
-    // algorithm and the
-    // client's delayed ACK add ~40 ms to every response. Read once, when the first HttpServer is
-    // created.
+    // algorithm and the client's delayed ACK add ~40 ms to every response. Read once, when the
+    // first HttpServer is created.
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
   }
 
-  private final HeadViewConfig config;
   private final Catalog catalog;
   private final KafkaHead kafka;
   private final HeadView view;
+  private final HeadViewRoutes routes;
   private final HttpServer http;
   private final ExecutorService executor;
   private final byte[] tokenBytes;
 
   private HeadViewServer(HeadViewConfig config, Catalog catalog) throws IOException {
-    this.config = config;
     this.catalog = catalog;
     this.kafka = new KafkaHead(config.kafkaProperties(), config.kafkaTimeoutMs());
     this.view = new HeadView(catalog, kafka, config);
+    this.routes =
+        new HeadViewRoutes(catalog, view, config.clientDefaults(), config.catalogDescription());
     this.tokenBytes =
         config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
     AtomicInteger n = new AtomicInteger();
@@ -164,15 +126,22 @@ public final class HeadViewServer implements AutoCloseable {
         in.readAllBytes();
       }
       if (!authorized(exchange)) {
-        error(exchange, 401, new NotAuthorizedException("Missing or wrong bearer token"));
+        send(
+            exchange,
+            HeadViewRoutes.error(401, new NotAuthorizedException("Missing or wrong bearer token")));
         return;
       }
-      route(exchange);
+      send(
+          exchange,
+          routes.dispatch(
+              exchange.getRequestMethod(),
+              exchange.getRequestURI().getRawPath(),
+              query(exchange.getRequestURI().getRawQuery())));
     } catch (RuntimeException e) {
       LOG.warn(
           "{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(), e);
       try {
-        error(exchange, 500, e);
+        send(exchange, HeadViewRoutes.error(500, e));
       } catch (IOException | RuntimeException ignored) {
         // the response was started already
       }
@@ -193,132 +162,6 @@ public final class HeadViewServer implements AutoCloseable {
         tokenBytes, header.substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
-  private void route(HttpExchange exchange) throws IOException {
-    String method = exchange.getRequestMethod();
-    String path = exchange.getRequestURI().getRawPath();
-    List<String> parts = new ArrayList<>(Arrays.asList(path.split("/")));
-    parts.removeIf(String::isEmpty);
-    Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
-
-    if (!method.equals("GET") && !method.equals("HEAD")) {
-      error(exchange, 405, readOnly(method, path));
-      return;
-    }
-    try {
-      if (parts.size() == 2 && parts.get(0).equals("v1") && parts.get(1).equals("config")) {
-        json(
-            exchange,
-            200,
-            ConfigResponse.builder()
-                .withDefaults(new HashMap<>(config.clientDefaults()))
-                .withEndpoints(ENDPOINTS)
-                .build());
-      } else if (parts.size() == 2
-          && parts.get(0).equals("v1")
-          && parts.get(1).equals("namespaces")) {
-        Namespace parent =
-            query.containsKey("parent")
-                ? RESTUtil.namespaceFromQueryParam(query.get("parent"))
-                : Namespace.empty();
-        json(
-            exchange,
-            200,
-            query.get("pageSize") == null
-                ? CatalogHandlers.listNamespaces(namespaces(), parent)
-                : CatalogHandlers.listNamespaces(
-                    namespaces(), parent, query.get("pageToken"), query.get("pageSize")));
-      } else if (parts.size() == 3
-          && parts.get(0).equals("v1")
-          && parts.get(1).equals("namespaces")) {
-        Namespace ns = RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR);
-        if (method.equals("HEAD")) {
-          CatalogHandlers.namespaceExists(namespaces(), ns);
-          empty(exchange, 204);
-        } else {
-          json(exchange, 200, CatalogHandlers.loadNamespace(namespaces(), ns));
-        }
-      } else if (parts.size() == 4 && parts.get(0).equals("v1") && parts.get(3).equals("tables")) {
-        Namespace ns = RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR);
-        if (query.get("pageSize") == null) {
-          json(exchange, 200, view.listTables(ns));
-        } else {
-          json(
-              exchange,
-              200,
-              CatalogHandlers.listTables(
-                  catalog, ns, query.get("pageToken"), query.get("pageSize")));
-        }
-      } else if (parts.size() == 5 && parts.get(0).equals("v1") && parts.get(3).equals("tables")) {
-        TableIdentifier id =
-            TableIdentifier.of(
-                RESTUtil.decodeNamespace(parts.get(2), NAMESPACE_SEPARATOR),
-                RESTUtil.decodeString(parts.get(4)));
-        if (method.equals("HEAD")) {
-          view.tableExists(id);
-          empty(exchange, 204);
-        } else {
-          LoadTimings timings = new LoadTimings();
-          LoadTableResponse response = view.loadTable(id, timings);
-          byte[] body = RestJson.write(response);
-          timings.mark("json");
-          exchange.getResponseHeaders().set("Server-Timing", timings.header());
-          send(exchange, 200, body);
-        }
-      } else {
-        error(
-            exchange,
-            404,
-            new NoSuchEndpoint(method + " " + path + " is not served by the Floe head view"));
-      }
-    } catch (NoSuchNamespaceException | NoSuchTableException | NoSuchEndpoint e) {
-      error(exchange, 404, e);
-    } catch (IllegalArgumentException e) {
-      error(exchange, 400, e);
-    } catch (ServiceUnavailableException e) {
-      LOG.warn("{} {}: {}", method, path, e.getMessage());
-      error(exchange, 503, e);
-    } catch (ForbiddenException | AlreadyExistsException e) {
-      error(exchange, 403, e);
-    }
-  }
-
-  private SupportsNamespaces namespaces() {
-    if (catalog instanceof SupportsNamespaces ns) {
-      return ns;
-    }
-    throw new IllegalArgumentException(
-        "The backing catalog " + catalog.name() + " has no namespaces");
-  }
-
-  private ReadOnlyException readOnly(String method, String path) {
-    return new ReadOnlyException(
-        "The Floe head view is read-only: "
-            + method
-            + " "
-            + path
-            + " is refused. Write through the backing catalog"
-            + " '"
-            + config.catalogName()
-            + "' ("
-            + catalogDescription()
-            + ") instead; Kafka topics are written by"
-            + " producing to Kafka.");
-  }
-
-  private String catalogDescription() {
-    Map<String, String> p = config.catalogProperties();
-    String kind = p.getOrDefault("type", p.getOrDefault("catalog-impl", "?"));
-    String uri = p.get("uri");
-    // A JDBC or REST URI can carry credentials in its query or user info: show scheme and host part
-    // only.
-    if (uri != null) {
-      int q = uri.indexOf('?');
-      uri = q >= 0 ? uri.substring(0, q) : uri;
-      uri = uri.replaceAll("//[^/@]*@", "//");
-    }
-    return uri == null ? "type " + kind : "type " + kind + ", uri " + uri;
-  }
-
   private static Map<String, String> query(String raw) {
     Map<String, String> out = new HashMap<>();
     if (raw == null || raw.isEmpty()) {
@@ -333,36 +176,24 @@ public final class HeadViewServer implements AutoCloseable {
     return out;
   }
 
-  private static void json(HttpExchange exchange, int status, Object body) throws IOException {
-    send(exchange, status, RestJson.write(body));
-  }
-
-  private static void send(HttpExchange exchange, int status, byte[] bytes) throws IOException {
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    if (exchange.getRequestMethod().equals("HEAD")) {
-      exchange.sendResponseHeaders(status, -1);
+  /**
+   * Sends a reply: a body as JSON, except to a HEAD request, which gets status and headers only.
+   */
+  private static void send(HttpExchange exchange, Reply reply) throws IOException {
+    reply.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
+    if (reply.body() == null) {
+      exchange.sendResponseHeaders(reply.status(), -1);
       return;
     }
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    if (exchange.getRequestMethod().equals("HEAD")) {
+      exchange.sendResponseHeaders(reply.status(), -1);
+      return;
     }
-  }
-
-  private static void empty(HttpExchange exchange, int status) throws IOException {
-    exchange.sendResponseHeaders(status, -1);
-  }
-
-  private static void error(HttpExchange exchange, int status, Exception e) throws IOException {
-    String type =
-        e instanceof ReadOnlyException ? "ReadOnlyViewException" : e.getClass().getSimpleName();
-    ErrorResponse body =
-        ErrorResponse.builder()
-            .responseCode(status)
-            .withType(type)
-            .withMessage(e.getMessage())
-            .build();
-    json(exchange, status, body);
+    exchange.sendResponseHeaders(reply.status(), reply.body().length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(reply.body());
+    }
   }
 
   @Override
@@ -381,18 +212,6 @@ public final class HeadViewServer implements AutoCloseable {
       } catch (Exception e) {
         LOG.debug("Closing the catalog failed", e);
       }
-    }
-  }
-
-  private static final class ReadOnlyException extends RuntimeException {
-    ReadOnlyException(String message) {
-      super(message);
-    }
-  }
-
-  private static final class NoSuchEndpoint extends RuntimeException {
-    NoSuchEndpoint(String message) {
-      super(message);
     }
   }
 }

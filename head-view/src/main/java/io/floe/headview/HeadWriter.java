@@ -1,5 +1,6 @@
 package io.floe.headview;
 
+import io.floe.copy.Leftovers;
 import io.floe.format.OffsetRange;
 import io.floe.format.RecordHeader;
 import io.floe.format.TimestampType;
@@ -130,7 +131,7 @@ final class HeadWriter {
       }
       return out;
     } catch (RuntimeException e) {
-      out.forEach(f -> HeadView.deleteQuietly(view.io(), f.file().location()));
+      Leftovers.delete(view.io(), out.stream().map(f -> f.file().location()).toList());
       throw e;
     }
   }
@@ -191,7 +192,7 @@ final class HeadWriter {
     }
     List<DataFile> written = writer.result().dataFiles();
     if (failure != null) {
-      written.forEach(f -> HeadView.deleteQuietly(view.io(), f.location()));
+      Leftovers.delete(view.io(), written.stream().map(DataFile::location).toList());
       throw failure;
     }
     List<HeadFile> out = new ArrayList<>();
@@ -231,7 +232,7 @@ final class HeadWriter {
     String location = writer.toDataFile() == null ? null : writer.toDataFile().location();
     if (failure != null || count[0] == 0) {
       if (location != null) {
-        HeadView.deleteQuietly(view.io(), location);
+        Leftovers.delete(view.io(), List.of(location));
       }
       if (failure != null) {
         throw failure;

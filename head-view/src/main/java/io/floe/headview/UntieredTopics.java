@@ -34,11 +34,7 @@ final class UntieredTopics {
   UntieredTopics(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
     this.catalog = catalog;
     this.topicTables =
-        new TopicTables(
-            catalog,
-            TopicTableOptions.builder()
-                .namespace(Namespace.of(config.tableNamespace().split("\\.")))
-                .build());
+        new TopicTables(catalog, TopicTableOptions.builder().namespace(config.namespace()).build());
     this.kafka = kafka;
     this.config = config;
   }

@@ -183,14 +183,14 @@ class HeadViewServerTest {
 
     // Many small increments: the head keeps at most MAX_HEAD_SNAPSHOTS snapshots on top of the real
     // table.
-    for (int i = 0; i < HeadView.MAX_HEAD_SNAPSHOTS + 3; i++) {
+    for (int i = 0; i < HeadPlanner.MAX_HEAD_SNAPSHOTS + 3; i++) {
       produce(topic, 3, 30 + i, 1);
       Table t = client.loadTable(id);
       real.refresh();
       assertThat(t.snapshots())
-          .hasSizeLessThanOrEqualTo(real.history().size() + HeadView.MAX_HEAD_SNAPSHOTS);
+          .hasSizeLessThanOrEqualTo(real.history().size() + HeadPlanner.MAX_HEAD_SNAPSHOTS);
     }
-    assertRows(read(client.loadTable(id)), 3, 30 + HeadView.MAX_HEAD_SNAPSHOTS + 3);
+    assertRows(read(client.loadTable(id)), 3, 30 + HeadPlanner.MAX_HEAD_SNAPSHOTS + 3);
   }
 
   @Test

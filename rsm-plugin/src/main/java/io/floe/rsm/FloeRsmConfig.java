@@ -1,9 +1,10 @@
 package io.floe.rsm;
 
+import io.floe.catalog.CatalogConfig;
+import io.floe.commit.SegmentCommitter;
 import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,19 +22,20 @@ import org.apache.kafka.common.config.ConfigException;
  * {@code broker.id}). Every key has a type, a default, a validator and documentation; see {@link
  * #CONFIG_DEF}. Keys under {@code iceberg.} are passed through, with the prefix stripped, to
  * Iceberg's {@code CatalogUtil.buildIcebergCatalog}; the few listed in {@link #CONFIG_DEF} are
- * documented and checked.
+ * documented and checked. The catalog keys are the ones the head view shares ({@link
+ * CatalogConfig}).
  */
 public final class FloeRsmConfig extends AbstractConfig {
-  public static final String ICEBERG_PREFIX = "iceberg.";
+  public static final String ICEBERG_PREFIX = CatalogConfig.ICEBERG_PREFIX;
 
-  public static final String ICEBERG_TYPE = "iceberg.type";
-  public static final String ICEBERG_CATALOG_IMPL = "iceberg.catalog-impl";
-  public static final String ICEBERG_URI = "iceberg.uri";
-  public static final String ICEBERG_WAREHOUSE = "iceberg.warehouse";
-  public static final String ICEBERG_IO_IMPL = "iceberg.io-impl";
+  public static final String ICEBERG_TYPE = CatalogConfig.ICEBERG_TYPE_CONFIG;
+  public static final String ICEBERG_CATALOG_IMPL = CatalogConfig.ICEBERG_CATALOG_IMPL_CONFIG;
+  public static final String ICEBERG_URI = CatalogConfig.ICEBERG_URI_CONFIG;
+  public static final String ICEBERG_WAREHOUSE = CatalogConfig.ICEBERG_WAREHOUSE_CONFIG;
+  public static final String ICEBERG_IO_IMPL = CatalogConfig.ICEBERG_IO_IMPL_CONFIG;
   public static final String STORAGE_PROBE_ENABLE = "storage.probe.enable";
-  public static final String CATALOG_NAME = "catalog.name";
-  public static final String TABLE_NAMESPACE = "table.namespace";
+  public static final String CATALOG_NAME = CatalogConfig.CATALOG_NAME_CONFIG;
+  public static final String TABLE_NAMESPACE = CatalogConfig.TABLE_NAMESPACE_CONFIG;
   public static final String TABLE_TIME_TRANSFORM = "table.partition.time-transform";
   public static final String TABLE_TARGET_FILE_SIZE = "table.target-file-size-bytes";
   public static final String TABLE_PARQUET_COMPRESSION = "table.parquet.compression";
@@ -55,8 +57,6 @@ public final class FloeRsmConfig extends AbstractConfig {
     KEEP
   }
 
-  private static final List<String> CATALOG_TYPES =
-      List.of("jdbc", "rest", "glue", "hadoop", "hive", "nessie");
   private static final List<String> COMPRESSIONS =
       List.of("zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed");
   private static final List<String> TIME_TRANSFORMS =
@@ -68,209 +68,135 @@ public final class FloeRsmConfig extends AbstractConfig {
               + "session-key|sas|signature|auth",
           Pattern.CASE_INSENSITIVE);
 
-  public static final ConfigDef CONFIG_DEF =
-      new ConfigDef()
-          .define(
-              ICEBERG_TYPE,
-              Type.STRING,
-              null,
-              new OneOfOrNull(CATALOG_TYPES),
-              Importance.HIGH,
-              "Iceberg catalog type, passed to Iceberg as 'type': one of "
-                  + CATALOG_TYPES
-                  + ". Required unless "
-                  + ICEBERG_CATALOG_IMPL
-                  + " is set. Every other key starting with '"
-                  + ICEBERG_PREFIX
-                  + "' is passed to the catalog verbatim with the prefix removed (for example "
-                  + "iceberg.jdbc.user, iceberg.s3.endpoint, iceberg.s3.path-style-access, iceberg.client.region, "
-                  + "iceberg.credential, iceberg.token).")
-          .define(
-              ICEBERG_CATALOG_IMPL,
-              Type.STRING,
-              null,
-              new NonBlankOrNull(),
-              Importance.MEDIUM,
-              "Class name of a custom Iceberg catalog, passed to Iceberg as 'catalog-impl'. Mutually exclusive "
-                  + "with "
-                  + ICEBERG_TYPE
-                  + ".")
-          .define(
-              ICEBERG_URI,
-              Type.STRING,
-              null,
-              new NonBlankOrNull(),
-              Importance.HIGH,
-              "Catalog URI, passed as 'uri': a JDBC URL (jdbc:sqlite:/var/lib/floe/catalog.db, "
-                  + "jdbc:postgresql://...) for type jdbc, the endpoint for type rest.")
-          .define(
-              ICEBERG_WAREHOUSE,
-              Type.STRING,
-              null,
-              new NonBlankOrNull(),
-              Importance.HIGH,
-              "Warehouse location under which new topic tables are created, passed as 'warehouse' "
-                  + "(for example s3://bucket/warehouse or file:///var/lib/floe/warehouse).")
-          .define(
-              ICEBERG_IO_IMPL,
-              Type.STRING,
-              null,
-              new NonBlankOrNull(),
-              Importance.MEDIUM,
-              "FileIO class the catalog uses, passed as 'io-impl' (for example org.apache.iceberg.aws.s3.S3FileIO). "
-                  + "Unset: the catalog's default.")
-          .define(
-              STORAGE_PROBE_ENABLE,
-              Type.BOOLEAN,
-              true,
-              new BooleanValue(),
-              Importance.MEDIUM,
-              "Whether configure writes and deletes one small object under "
-                  + ICEBERG_WAREHOUSE
-                  + " (through the "
-                  + "FileIO of "
-                  + ICEBERG_IO_IMPL
-                  + ", else Iceberg's ResolvingFileIO) before the broker starts. "
-                  + "A missing bucket or refused credentials then fail broker start naming the key; a store that "
-                  + "cannot be reached only logs a warning. Skipped for REST catalogs and warehouses that are not "
-                  + "URIs.")
-          .define(
-              CATALOG_NAME,
-              Type.STRING,
-              "floe",
-              new ConfigDef.NonEmptyStringWithoutControlChars(),
-              Importance.MEDIUM,
-              "Name given to the Iceberg catalog. Engines reading the tables through the same JDBC catalog must "
-                  + "use the same name (JDBC catalogs key their rows by it).")
-          .define(
-              TABLE_NAMESPACE,
-              Type.STRING,
-              "kafka",
-              new NamespaceValidator(),
-              Importance.MEDIUM,
-              "Iceberg namespace of the topic tables; dots separate levels (a.b is namespace [a, b]). "
-                  + "Created on first use when the catalog supports namespaces.")
-          .define(
-              TABLE_TIME_TRANSFORM,
-              Type.STRING,
-              "day",
-              ConfigDef.CaseInsensitiveValidString.in(TIME_TRANSFORMS.toArray(String[]::new)),
-              Importance.MEDIUM,
-              "Partition transform on kafka.timestamp for new topic tables, besides identity on kafka.partition: "
-                  + "one of "
-                  + TIME_TRANSFORMS
-                  + ". Changing it affects only tables created afterwards.")
-          .define(
-              TABLE_TARGET_FILE_SIZE,
-              Type.LONG,
-              TopicTableOptions.DEFAULT_TARGET_FILE_SIZE,
-              ConfigDef.Range.atLeast(1024L * 1024),
-              Importance.LOW,
-              "Target size in bytes of the Parquet data files of new topic tables (write.target-file-size-bytes); "
-                  + "a segment larger than this is split into several files. At least 1 MiB.")
-          .define(
-              TABLE_PARQUET_COMPRESSION,
-              Type.STRING,
-              TopicTableOptions.DEFAULT_COMPRESSION,
-              ConfigDef.CaseInsensitiveValidString.in(COMPRESSIONS.toArray(String[]::new)),
-              Importance.LOW,
-              "Parquet compression codec of new topic tables (write.parquet.compression-codec): one of "
-                  + COMPRESSIONS
-                  + ".")
-          .define(
-              TABLE_ROW_GROUP_SIZE,
-              Type.LONG,
-              TopicTableOptions.DEFAULT_ROW_GROUP_SIZE,
-              ConfigDef.Range.atLeast(64L * 1024),
-              Importance.LOW,
-              "Parquet row group size in bytes of new topic tables (write.parquet.row-group-size-bytes); "
-                  + "bounds the memory a copy buffers per open file. At least 64 KiB.")
-          .define(
-              INDEX_INTERVAL_BYTES,
-              Type.INT,
-              io.floe.manifest.BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
-              ConfigDef.Range.atLeast(1),
-              Importance.LOW,
-              "Bytes of re-encoded batches between two entries of the offset index Floe derives and serves for a "
-                  + "remote segment (like the topic's index.interval.bytes).")
-          .define(
-              RETENTION_MODE,
-              Type.STRING,
-              "delete",
-              ConfigDef.CaseInsensitiveValidString.in("delete", "keep"),
-              Importance.HIGH,
-              "What Kafka deleting a remote segment (retention, topic deletion) does to its rows: 'delete' removes "
-                  + "them from the table (one metadata commit); 'keep' leaves them in the table as history and "
-                  + "only removes the segment's sidecar.")
-          .define(
-              COMMIT_MAX_ATTEMPTS,
-              Type.INT,
-              10,
-              ConfigDef.Range.atLeast(1),
-              Importance.LOW,
-              "Attempts of one segment's Iceberg commit when it conflicts with concurrent writers.")
-          .define(
-              COMMIT_BACKOFF_MIN_MS,
-              Type.LONG,
-              100L,
-              ConfigDef.Range.atLeast(0L),
-              Importance.LOW,
-              "First backoff in milliseconds between commit attempts; it doubles up to "
-                  + COMMIT_BACKOFF_MAX_MS
-                  + ".")
-          .define(
-              COMMIT_BACKOFF_MAX_MS,
-              Type.LONG,
-              10_000L,
-              ConfigDef.Range.atLeast(0L),
-              Importance.LOW,
-              "Longest backoff in milliseconds between commit attempts; at least "
-                  + COMMIT_BACKOFF_MIN_MS
-                  + ".")
-          .define(
-              CACHE_SEGMENTS_MAX,
-              Type.INT,
-              128,
-              ConfigDef.Range.atLeast(1),
-              Importance.LOW,
-              "Opened remote segments (parsed sidecars: indexes and batch directory) kept in memory for fetches.")
-          .define(
-              CACHE_TABLES_EXPIRATION_MS,
-              Type.LONG,
-              60_000L,
-              ConfigDef.Range.atLeast(1L),
-              Importance.LOW,
-              "How long a loaded topic table stays cached after its last use. Commits always refresh the table "
-                  + "first, so this only bounds how stale a fetch's view of the table can be.")
-          .define(
-              BROKER_ID,
-              Type.INT,
-              -1,
-              ConfigDef.Range.atLeast(-1),
-              Importance.LOW,
-              "Set by the broker: its id, used in log lines and metric names.");
+  public static final ConfigDef CONFIG_DEF = configDef();
+
+  private static ConfigDef configDef() {
+    ConfigDef def =
+        CatalogConfig.defineCatalog(new ConfigDef())
+            .define(
+                STORAGE_PROBE_ENABLE,
+                Type.BOOLEAN,
+                true,
+                new BooleanValue(),
+                Importance.MEDIUM,
+                "Whether configure writes and deletes one small object under "
+                    + ICEBERG_WAREHOUSE
+                    + " (through the "
+                    + "FileIO of "
+                    + ICEBERG_IO_IMPL
+                    + ", else Iceberg's ResolvingFileIO) before the broker starts. "
+                    + "A missing bucket or refused credentials then fail broker start naming the key; a store that "
+                    + "cannot be reached only logs a warning. Skipped for REST catalogs and warehouses that are not "
+                    + "URIs.");
+    CatalogConfig.defineCatalogName(def);
+    CatalogConfig.defineTableNamespace(
+        def, "Created on first use when the catalog supports namespaces.");
+    return def.define(
+            TABLE_TIME_TRANSFORM,
+            Type.STRING,
+            "day",
+            ConfigDef.CaseInsensitiveValidString.in(TIME_TRANSFORMS.toArray(String[]::new)),
+            Importance.MEDIUM,
+            "Partition transform on kafka.timestamp for new topic tables, besides identity on kafka.partition: "
+                + "one of "
+                + TIME_TRANSFORMS
+                + ". Changing it affects only tables created afterwards.")
+        .define(
+            TABLE_TARGET_FILE_SIZE,
+            Type.LONG,
+            TopicTableOptions.DEFAULT_TARGET_FILE_SIZE,
+            ConfigDef.Range.atLeast(1024L * 1024),
+            Importance.LOW,
+            "Target size in bytes of the Parquet data files of new topic tables (write.target-file-size-bytes); "
+                + "a segment larger than this is split into several files. At least 1 MiB.")
+        .define(
+            TABLE_PARQUET_COMPRESSION,
+            Type.STRING,
+            TopicTableOptions.DEFAULT_COMPRESSION,
+            ConfigDef.CaseInsensitiveValidString.in(COMPRESSIONS.toArray(String[]::new)),
+            Importance.LOW,
+            "Parquet compression codec of new topic tables (write.parquet.compression-codec): one of "
+                + COMPRESSIONS
+                + ".")
+        .define(
+            TABLE_ROW_GROUP_SIZE,
+            Type.LONG,
+            TopicTableOptions.DEFAULT_ROW_GROUP_SIZE,
+            ConfigDef.Range.atLeast(64L * 1024),
+            Importance.LOW,
+            "Parquet row group size in bytes of new topic tables (write.parquet.row-group-size-bytes); "
+                + "bounds the memory a copy buffers per open file. At least 64 KiB.")
+        .define(
+            INDEX_INTERVAL_BYTES,
+            Type.INT,
+            io.floe.manifest.BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+            ConfigDef.Range.atLeast(1),
+            Importance.LOW,
+            "Bytes of re-encoded batches between two entries of the offset index Floe derives and serves for a "
+                + "remote segment (like the topic's index.interval.bytes).")
+        .define(
+            RETENTION_MODE,
+            Type.STRING,
+            "delete",
+            ConfigDef.CaseInsensitiveValidString.in("delete", "keep"),
+            Importance.HIGH,
+            "What Kafka deleting a remote segment (retention, topic deletion) does to its rows: 'delete' removes "
+                + "them from the table (one metadata commit); 'keep' leaves them in the table as history and "
+                + "only removes the segment's sidecar.")
+        .define(
+            COMMIT_MAX_ATTEMPTS,
+            Type.INT,
+            SegmentCommitter.DEFAULT_MAX_ATTEMPTS,
+            ConfigDef.Range.atLeast(1),
+            Importance.LOW,
+            "Attempts of one segment's Iceberg commit when it conflicts with concurrent writers.")
+        .define(
+            COMMIT_BACKOFF_MIN_MS,
+            Type.LONG,
+            SegmentCommitter.DEFAULT_MIN_BACKOFF_MS,
+            ConfigDef.Range.atLeast(0L),
+            Importance.LOW,
+            "First backoff in milliseconds between commit attempts; it doubles up to "
+                + COMMIT_BACKOFF_MAX_MS
+                + ".")
+        .define(
+            COMMIT_BACKOFF_MAX_MS,
+            Type.LONG,
+            SegmentCommitter.DEFAULT_MAX_BACKOFF_MS,
+            ConfigDef.Range.atLeast(0L),
+            Importance.LOW,
+            "Longest backoff in milliseconds between commit attempts; at least "
+                + COMMIT_BACKOFF_MIN_MS
+                + ".")
+        .define(
+            CACHE_SEGMENTS_MAX,
+            Type.INT,
+            128,
+            ConfigDef.Range.atLeast(1),
+            Importance.LOW,
+            "Opened remote segments (parsed sidecars: indexes and batch directory) kept in memory for fetches.")
+        .define(
+            CACHE_TABLES_EXPIRATION_MS,
+            Type.LONG,
+            60_000L,
+            ConfigDef.Range.atLeast(1L),
+            Importance.LOW,
+            "How long a loaded topic table stays cached after its last use. Commits always refresh the table "
+                + "first, so this only bounds how stale a fetch's view of the table can be.")
+        .define(
+            BROKER_ID,
+            Type.INT,
+            -1,
+            ConfigDef.Range.atLeast(-1),
+            Importance.LOW,
+            "Set by the broker: its id, used in log lines and metric names.");
+  }
+
+  private final CatalogConfig catalog;
 
   public FloeRsmConfig(Map<String, ?> props) {
     super(CONFIG_DEF, props, false);
-    String type = getString(ICEBERG_TYPE);
-    String impl = getString(ICEBERG_CATALOG_IMPL);
-    if (type == null && impl == null) {
-      throw new ConfigException(
-          "Missing required configuration \""
-              + ICEBERG_TYPE
-              + "\" (or \""
-              + ICEBERG_CATALOG_IMPL
-              + "\"): set rsm.config."
-              + ICEBERG_TYPE
-              + " to one of "
-              + CATALOG_TYPES);
-    }
-    if (type != null && impl != null) {
-      throw new ConfigException(
-          ICEBERG_TYPE,
-          type,
-          "set either " + ICEBERG_TYPE + " or " + ICEBERG_CATALOG_IMPL + ", not both");
-    }
+    this.catalog = new CatalogConfig(this, "rsm.config.");
     if (getLong(COMMIT_BACKOFF_MAX_MS) < getLong(COMMIT_BACKOFF_MIN_MS)) {
       throw new ConfigException(
           COMMIT_BACKOFF_MAX_MS,
@@ -285,34 +211,20 @@ public final class FloeRsmConfig extends AbstractConfig {
 
   /** The catalog properties: every {@code iceberg.*} key with the prefix removed. */
   public Map<String, String> catalogProperties() {
-    Map<String, String> out = new TreeMap<>();
-    for (Map.Entry<String, ?> e : originals().entrySet()) {
-      if (e.getKey().startsWith(ICEBERG_PREFIX) && e.getValue() != null) {
-        Object v = e.getValue();
-        String s =
-            v instanceof org.apache.kafka.common.config.types.Password p ? p.value() : v.toString();
-        out.put(e.getKey().substring(ICEBERG_PREFIX.length()), s);
-      }
-    }
-    return out;
+    return catalog.properties();
   }
 
   public String catalogName() {
-    return getString(CATALOG_NAME);
+    return catalog.name();
   }
 
   /** What identifies the catalog in messages: its name and type (never its properties). */
   public String catalogDescription() {
-    String type = getString(ICEBERG_TYPE);
-    return "'"
-        + catalogName()
-        + "' ("
-        + (type != null ? "type " + type : "catalog-impl " + getString(ICEBERG_CATALOG_IMPL))
-        + ")";
+    return catalog.description();
   }
 
   public Namespace namespace() {
-    return Namespace.of(getString(TABLE_NAMESPACE).split("\\."));
+    return catalog.namespace();
   }
 
   public TopicTableOptions tableOptions() {
@@ -441,26 +353,6 @@ public final class FloeRsmConfig extends AbstractConfig {
     return CONFIG_DEF.toHtmlTable();
   }
 
-  private static final class OneOfOrNull implements ConfigDef.Validator {
-    private final List<String> allowed;
-
-    OneOfOrNull(List<String> allowed) {
-      this.allowed = allowed;
-    }
-
-    @Override
-    public void ensureValid(String name, Object value) {
-      if (value != null && !allowed.contains(value.toString().toLowerCase(Locale.ROOT))) {
-        throw new ConfigException(name, value, "must be one of " + allowed);
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "null or one of " + allowed;
-    }
-  }
-
   private static final class BooleanValue implements ConfigDef.Validator {
     @Override
     public void ensureValid(String name, Object value) {
@@ -472,36 +364,6 @@ public final class FloeRsmConfig extends AbstractConfig {
     @Override
     public String toString() {
       return "true or false";
-    }
-  }
-
-  private static final class NonBlankOrNull implements ConfigDef.Validator {
-    @Override
-    public void ensureValid(String name, Object value) {
-      if (value != null && value.toString().isBlank()) {
-        throw new ConfigException(name, value, "must not be blank");
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "null or a non-blank string";
-    }
-  }
-
-  private static final class NamespaceValidator implements ConfigDef.Validator {
-    @Override
-    public void ensureValid(String name, Object value) {
-      String s = value == null ? "" : value.toString();
-      if (s.isBlank() || Arrays.stream(s.split("\\.", -1)).anyMatch(String::isBlank)) {
-        throw new ConfigException(
-            name, value, "must be one or more non-empty names separated by dots");
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "non-empty names separated by dots";
     }
   }
 }
