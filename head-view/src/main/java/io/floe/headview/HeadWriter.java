@@ -2,10 +2,7 @@ package io.floe.headview;
 
 import io.floe.copy.Leftovers;
 import io.floe.format.OffsetRange;
-import io.floe.format.RecordHeader;
-import io.floe.format.TimestampType;
 import io.floe.layout.OffsetBounds;
-import io.floe.rows.ConsumedRecord;
 import io.floe.rows.RowCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,8 +27,6 @@ import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.PropertyUtil;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * Writes head records read from Kafka as Parquet data files of a head view. A large read goes to
@@ -180,7 +175,7 @@ final class HeadWriter {
           range.to(),
           r -> {
             long t = System.nanoTime();
-            Record row = rows.newRow(consumed(r));
+            Record row = rows.newRow(ConsumedRecords.of(r));
             key.partition(wrapper.wrap(row));
             writer.write(row, spec, key);
             writeNanos += System.nanoTime() - t;
@@ -216,7 +211,7 @@ final class HeadWriter {
           range.to(),
           r -> {
             long t = System.nanoTime();
-            writer.write(rows.newRow(consumed(r)));
+            writer.write(rows.newRow(ConsumedRecords.of(r)));
             offsets.merge(
                 r.partition(),
                 new Span(r.offset(), r.offset()),
@@ -273,24 +268,5 @@ final class HeadWriter {
       return null;
     }
     return Map.of(partition, new Span(offsets.first(), offsets.last()));
-  }
-
-  /** The fields of a consumed record that a row holds, without the Kafka client's types. */
-  static ConsumedRecord consumed(ConsumerRecord<byte[], byte[]> r) {
-    List<RecordHeader> headers = new ArrayList<>();
-    for (Header h : r.headers()) {
-      headers.add(new RecordHeader(h.key(), h.value()));
-    }
-    return new ConsumedRecord(
-        r.partition(),
-        r.offset(),
-        r.timestamp(),
-        r.timestampType() == org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME
-            ? TimestampType.LOG_APPEND_TIME
-            : TimestampType.CREATE_TIME,
-        r.leaderEpoch().orElse(-1),
-        r.key(),
-        r.value(),
-        headers);
   }
 }

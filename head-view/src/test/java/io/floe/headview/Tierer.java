@@ -71,7 +71,7 @@ public final class Tierer implements AutoCloseable {
       while (consumer.position(tp) < to) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           if (r.offset() < to) {
-            Record row = rows.newRow(HeadWriter.consumed(r));
+            Record row = rows.newRow(ConsumedRecords.of(r));
             key.partition(wrapper.wrap(row));
             writer.write(row, table.spec(), key);
           }

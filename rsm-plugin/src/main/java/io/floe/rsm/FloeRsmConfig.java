@@ -4,6 +4,7 @@ import io.floe.catalog.CatalogConfig;
 import io.floe.commit.SegmentCommitter;
 import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
+import io.floe.manifest.BatchDirectory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -91,6 +92,11 @@ public final class FloeRsmConfig extends AbstractConfig {
     CatalogConfig.defineCatalogName(def);
     CatalogConfig.defineTableNamespace(
         def, "Created on first use when the catalog supports namespaces.");
+    return defineCaches(defineCommits(defineTables(def)));
+  }
+
+  /** How new topic tables are laid out and what Floe serves beside their rows. */
+  private static ConfigDef defineTables(ConfigDef def) {
     return def.define(
             TABLE_TIME_TRANSFORM,
             Type.STRING,
@@ -129,12 +135,16 @@ public final class FloeRsmConfig extends AbstractConfig {
         .define(
             INDEX_INTERVAL_BYTES,
             Type.INT,
-            io.floe.manifest.BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+            BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
             ConfigDef.Range.atLeast(1),
             Importance.LOW,
             "Bytes of re-encoded batches between two entries of the offset index Floe derives and serves for a "
-                + "remote segment (like the topic's index.interval.bytes).")
-        .define(
+                + "remote segment (like the topic's index.interval.bytes).");
+  }
+
+  /** What deletes do to rows, and how commits retry. */
+  private static ConfigDef defineCommits(ConfigDef def) {
+    return def.define(
             RETENTION_MODE,
             Type.STRING,
             "delete",
@@ -167,8 +177,11 @@ public final class FloeRsmConfig extends AbstractConfig {
             Importance.LOW,
             "Longest backoff in milliseconds between commit attempts; at least "
                 + COMMIT_BACKOFF_MIN_MS
-                + ".")
-        .define(
+                + ".");
+  }
+
+  private static ConfigDef defineCaches(ConfigDef def) {
+    return def.define(
             CACHE_SEGMENTS_MAX,
             Type.INT,
             128,
