@@ -32,11 +32,13 @@ import org.slf4j.event.Level;
 /**
  * Commits a written segment as one Iceberg snapshot. In the same commit it removes the files of any
  * earlier copy of the same offsets (Kafka retries a copy under a new segment id), so a retry never
- * duplicates rows, and hides the earlier-segment records of transactions this segment's markers
- * abort; {@link CommitPlanner} decides which, this class writes the delete files and commits.
- * Concurrent commits into one table are grouped into one catalog commit (one snapshot per segment
- * still, see {@link GroupCommit}). Conflicts with concurrent writers are retried with exponential
- * backoff, planning again against the new table state each time.
+ * duplicates rows; hides the rows inside the segment of other replicas' copies it overlaps only in
+ * part (after a leader change), so each offset stays in the table once; and hides the
+ * earlier-segment records of transactions this segment's markers abort. {@link CommitPlanner}
+ * decides which, this class writes the delete files and commits. Concurrent commits into one table
+ * are grouped into one catalog commit (one snapshot per segment still, see {@link GroupCommit}).
+ * Conflicts with concurrent writers are retried with exponential backoff, planning again against
+ * the new table state each time.
  */
 public final class SegmentCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentCommitter.class);

@@ -212,6 +212,11 @@ class ChildProcessBrokerTest {
 
       String log = broker.output();
       assertThat(log).contains("Floe RSM on broker");
+      assertThat(log)
+          .as("one line per copy, not Iceberg's scan and commit report dumps, in " + broker.log())
+          .contains("Copied " + topic + "-0 offsets")
+          .doesNotContain("ScanReport{")
+          .doesNotContain("CommitReport{");
       assertThat(floeErrors(log))
           .as("ERROR entries about Floe or remote storage in " + broker.log())
           .isEmpty();
