@@ -1,10 +1,9 @@
 package io.floe.commit;
 
 import io.floe.format.OffsetRange;
+import io.floe.layout.FileColumns;
 import io.floe.layout.OffsetBounds;
 import io.floe.layout.TopicTableLayout;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Accessor;
@@ -14,10 +13,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 
 /** The committed files of a table as of one snapshot, read through Iceberg scans and Parquet. */
 final class SnapshotFiles implements CommittedFiles {
@@ -54,16 +49,10 @@ final class SnapshotFiles implements CommittedFiles {
         projection.accessorForField(schema.findField(TopicTableLayout.OFFSET).fieldId());
     Accessor<StructLike> producerId =
         projection.accessorForField(schema.findField(TopicTableLayout.PRODUCER_ID).fieldId());
-    try (CloseableIterable<Record> rows =
-        Parquet.read(table.io().newInputFile(file.location()))
-            .project(projection)
-            .createReaderFunc(fs -> GenericParquetReaders.buildReader(projection, fs))
-            .build()) {
-      for (Record row : rows) {
-        visitor.row((Long) offset.get(row), (Long) producerId.get(row));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Reading " + file.location() + " failed", e);
-    }
+    FileColumns.read(
+        table,
+        file,
+        projection,
+        row -> visitor.row((Long) offset.get(row), (Long) producerId.get(row)));
   }
 }

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.Accessor;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
@@ -23,11 +22,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -181,29 +177,21 @@ public final class OffsetBounds {
   }
 
   private Map<Integer, OffsetRange> readOffsets(DataFile file) {
-    if (file.format() != FileFormat.PARQUET) {
-      throw new IllegalStateException(
-          "Data file "
-              + file.location()
-              + " has no kafka.offset bounds and is not Parquet: cannot find its offsets");
-    }
     Schema projection = schema.select(TopicTableLayout.PARTITION, TopicTableLayout.OFFSET);
     Accessor<StructLike> partitionColumn = projection.accessorForField(partitionId);
     Accessor<StructLike> offsetColumn = projection.accessorForField(offsetId);
     Map<Integer, OffsetRange> out = new HashMap<>();
-    try (CloseableIterable<Record> rows =
-        Parquet.read(table.io().newInputFile(file.location()))
-            .project(projection)
-            .createReaderFunc(fs -> GenericParquetReaders.buildReader(projection, fs))
-            .build()) {
-      for (Record row : rows) {
-        long offset = (Long) offsetColumn.get(row);
-        out.merge(
-            (Integer) partitionColumn.get(row), new OffsetRange(offset, offset), OffsetRange::span);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Reading the offsets of " + file.location() + " failed", e);
-    }
+    FileColumns.read(
+        table,
+        file,
+        projection,
+        row -> {
+          long offset = (Long) offsetColumn.get(row);
+          out.merge(
+              (Integer) partitionColumn.get(row),
+              new OffsetRange(offset, offset),
+              OffsetRange::span);
+        });
     return out;
   }
 

@@ -204,36 +204,22 @@ final class StorageProbe {
             + (code == null ? "" : " " + code)
             + ": "
             + redactor.redact(firstLine(service));
+    String failed = "the storage probe could not write " + location + ": " + answer;
     if (BUCKET_CODES.contains(code) || (code == null && status == 404)) {
       return new ConfigException(
           FloeRsmConfig.ICEBERG_WAREHOUSE,
           warehouse,
-          "the storage probe could not write "
-              + location
-              + ": "
-              + answer
-              + ". Create the bucket or fix "
-              + FloeRsmConfig.ICEBERG_WAREHOUSE
-              + hint());
+          failed + ". Create the bucket or fix " + FloeRsmConfig.ICEBERG_WAREHOUSE + hint());
     }
     if (CREDENTIAL_CODES.contains(code) || status == 401 || status == 403) {
       return new ConfigException(
-          "Storage credentials refused: the storage probe could not write "
-              + location
-              + ": "
-              + answer
-              + ". Check "
-              + credentialKeys()
-              + hint());
+          "Storage credentials refused: " + failed + ". Check " + credentialKeys() + hint());
     }
     if (status >= 400 && status < 500 && status != 408 && status != 429) {
       return new ConfigException(
           FloeRsmConfig.ICEBERG_WAREHOUSE,
           warehouse,
-          "the storage probe could not write "
-              + location
-              + ": "
-              + answer
+          failed
               + ". Check "
               + FloeRsmConfig.ICEBERG_WAREHOUSE
               + ", iceberg.s3.endpoint and iceberg.client.region"
