@@ -105,7 +105,7 @@ TABLE=$(sed -n 's/^table=//p' "$WORK/demo-result.properties")
 
 HEAD_VIEW_URI=http://127.0.0.1:$HEAD_VIEW_PORT
 say "Starting the head view on $HEAD_VIEW_URI (config $WORK/head-view.properties)"
-"$JAVA" -Xmx512m -cp "$(ls "$ROOT"/head-view/target/floe-head-view-*.jar | head -1):$(cat "$ROOT/head-view/target/classpath.txt")" \
+"$JAVA" -Xmx512m -cp "$(ls "$ROOT"/head-view/target/floe-head-view-*.jar | grep -v -- -tests.jar | head -1):$(cat "$ROOT/head-view/target/classpath.txt")" \
   io.floe.headview.HeadViewServer --config "$WORK/head-view.properties" >"$WORK/head-view.log" 2>&1 &
 PIDS+=($!)
 step demo fresh "$WORK"
