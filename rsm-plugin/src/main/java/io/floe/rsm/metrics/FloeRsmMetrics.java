@@ -96,6 +96,7 @@ public final class FloeRsmMetrics implements AutoCloseable {
   private final Counter copyErrors = new Counter();
   private final Counter commitAttempts = new Counter();
   private final Latency copyLatency = new Latency();
+  private final Counter copyOverlaps = new Counter();
   private final Counter fetches = new Counter();
   private final Counter fetchBytes = new Counter();
   private final Counter fetchErrors = new Counter();
@@ -116,6 +117,7 @@ public final class FloeRsmMetrics implements AutoCloseable {
     beans.put("CopyErrors", copyErrors);
     beans.put("CommitAttempts", commitAttempts);
     beans.put("CopyLatency", copyLatency);
+    beans.put("CopyOverlaps", copyOverlaps);
     beans.put("FetchCount", fetches);
     beans.put("FetchBytes", fetchBytes);
     beans.put("FetchErrors", fetchErrors);
@@ -155,6 +157,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
     copyRecords.add(result.records());
     commitAttempts.add(result.commitAttempts());
     copyLatency.record(nanos);
+    if (result.overlappedDataFiles() > 0) {
+      copyOverlaps.increment(); // another replica's copy overlapped in part: a leader changed
+    }
   }
 
   public void recordCopyError() {

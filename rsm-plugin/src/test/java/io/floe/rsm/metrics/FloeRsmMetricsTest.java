@@ -34,6 +34,9 @@ class FloeRsmMetricsTest {
       assertThat(attribute("CopyLatency", "Count")).isEqualTo(2L);
       assertThat(attribute("CopyLatency", "MaxMs")).isEqualTo(6L);
       assertThat(attribute("CopyLatency", "MeanMs")).isEqualTo(4.5);
+      assertThat(attribute("CopyOverlaps", "Count"))
+          .as("copies that overlapped another replica's copy in part")
+          .isEqualTo(1L);
     }
   }
 
