@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
 import java.util.regex.Pattern;
 
 /**
@@ -82,7 +83,7 @@ public final class LocalPostgres implements AutoCloseable {
     server.close();
     if (Files.exists(dataDir)) {
       try (var paths = Files.walk(dataDir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }

@@ -12,6 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
@@ -169,7 +170,7 @@ public final class WarehouseAudit {
   private static List<String> contentFiles(Table table, ManifestFile manifest) {
     List<String> out = new ArrayList<>();
     try (ManifestReader<? extends ContentFile<?>> reader =
-        manifest.content() == org.apache.iceberg.ManifestContent.DATA
+        manifest.content() == ManifestContent.DATA
             ? ManifestFiles.read(manifest, table.io(), table.specs())
             : ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
       for (ContentFile<?> file : reader) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -149,8 +151,8 @@ class JdbcDriversTest {
   }
 
   private static String stackTrace(Throwable e) {
-    java.io.StringWriter out = new java.io.StringWriter();
-    e.printStackTrace(new java.io.PrintWriter(out));
+    StringWriter out = new StringWriter();
+    e.printStackTrace(new PrintWriter(out));
     return out.toString();
   }
 
