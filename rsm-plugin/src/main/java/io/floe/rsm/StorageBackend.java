@@ -77,6 +77,9 @@ final class StorageBackend implements AutoCloseable {
           key,
           FloeRsmConfig.ICEBERG_PREFIX);
     }
+    // The JDBC drivers the plugin ships must be found even when DriverManager was initialised
+    // before Kafka loaded the plugin in its own class loader.
+    JdbcDrivers.registerVisibleTo(StorageBackend.class.getClassLoader());
     Catalog catalog = buildCatalog(config, redactor);
     try {
       new StorageProbe(config, redactor, hadoopConf()).run();
