@@ -1,16 +1,19 @@
 package io.floe.commit;
 
+import io.floe.copy.Leftovers;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Combines concurrent segment commits into one table into one catalog commit. Each member still
@@ -113,8 +116,9 @@ final class GroupCommit {
         }
       }
       if (refused != null) {
-        remaining.remove(
-            refused); // a transaction cannot drop a staged update: stage the others again
+        // A transaction cannot drop a staged update: give it up and stage the others again.
+        discard(table, txn, staged);
+        remaining.remove(refused);
         continue;
       }
       try {
@@ -136,6 +140,32 @@ final class GroupCommit {
       }
       return;
     }
+  }
+
+  /**
+   * Deletes what the snapshots staged in a transaction that will never commit wrote: their manifest
+   * lists and the manifests they added (the members' data and delete files are theirs to keep or
+   * clean). Nothing references them; left behind they would stay in the warehouse for good.
+   */
+  private static void discard(Table table, Transaction txn, List<Long> staged) {
+    List<String> files = new ArrayList<>();
+    for (long id : staged) {
+      Snapshot snapshot = txn.table().snapshot(id);
+      if (snapshot == null || snapshot.manifestListLocation() == null) {
+        continue;
+      }
+      try {
+        for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+          if (manifest.snapshotId() != null && manifest.snapshotId() == id) {
+            files.add(manifest.path());
+          }
+        }
+      } catch (RuntimeException e) {
+        LOG.debug("Could not list the manifests of staged snapshot {}", id, e);
+      }
+      files.add(snapshot.manifestListLocation());
+    }
+    Leftovers.delete(table.io(), files, Level.DEBUG);
   }
 
   /**

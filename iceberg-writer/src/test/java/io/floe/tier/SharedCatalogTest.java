@@ -285,12 +285,12 @@ class SharedCatalogTest {
   }
 
   /**
-   * Every sidecar is one of the copied segments, and no data, delete, sidecar or unexplained
-   * metadata object is unreferenced. Metadata files of catalog commits that lost a race, and the
-   * manifest list and manifests of a snapshot staged in a transaction that was given up
-   * (GroupCommit stages the group again without a member whose validation failed, and does not
-   * clean the transaction it abandons), are listed by the audit and printed, not failed on: they
-   * hold no data and nothing reads them (see broker-config/PRODUCTION.md on removing them).
+   * Every sidecar is one of the copied segments, and no data, delete, sidecar, manifest or
+   * unexplained metadata object is unreferenced (a snapshot staged in a transaction that was given
+   * up has its manifest list and manifests deleted by GroupCommit). Metadata files of catalog
+   * commits that lost a race are listed by the audit and printed, not failed on: Iceberg writes
+   * them before the swap it lost, they hold no data and nothing reads them (see
+   * broker-config/PRODUCTION.md on removing them).
    */
   private static void assertNoOrphans(
       WarehouseAudit.Result audit, Table table, List<Copied> copied) {
@@ -298,6 +298,9 @@ class SharedCatalogTest {
     copied.forEach(c -> sidecars.add(c.key.sidecarLocation(table.location())));
     assertThat(audit.sidecars()).as("sidecars").isEqualTo(sidecars);
     assertThat(audit.orphans()).as("objects nothing references").isEmpty();
+    assertThat(audit.uncommittedSnapshotFiles())
+        .as("manifest lists and manifests of snapshots never committed")
+        .isEmpty();
     assertThat(audit.missing()).as("referenced objects missing").isEmpty();
   }
 
