@@ -30,6 +30,7 @@ import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -47,8 +48,9 @@ import org.junit.jupiter.api.io.TempDir;
  * levels read back from offset 0, once the local copies are gone, exactly what the reference topic
  * holds and the producer got acks for; the Iceberg table holds each committed record exactly once
  * per partition; every remote segment Kafka lists (old and new boundaries) serves exactly its
- * records; and the plugin reports no failed copy (except on the broker stopped abruptly, which may
- * fail the copy it was making).
+ * records; the plugin logs no warning and counts no failed copy but for the copies Kafka interrupts
+ * when their leader loses its leadership (at most one per leader move); and retention, applied to
+ * every remote segment of every leader, empties the table.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -65,6 +67,7 @@ class MultiBrokerTieringTest {
   private Admin admin;
   private Catalog catalog;
   private TierChecks checks;
+  private PluginWarnings warnings;
 
   @BeforeAll
   void start() throws Exception {
@@ -72,10 +75,19 @@ class MultiBrokerTieringTest {
     admin = cluster.admin();
     catalog = cluster.catalog();
     checks = new TierChecks(cluster, admin);
+    warnings = new PluginWarnings();
+  }
+
+  @BeforeEach
+  void forgetEarlierWarnings() {
+    warnings.drain();
   }
 
   @AfterAll
   void stop() throws Exception {
+    if (warnings != null) {
+      warnings.close();
+    }
     if (catalog instanceof Closeable closeable) {
       closeable.close();
     }
@@ -119,7 +131,7 @@ class MultiBrokerTieringTest {
       }
     }
     for (MirroredTopic topic : topics) {
-      assertAfterScenario(topic, topic.lastAcked(), errorsBefore, Set.of());
+      assertAfterScenario(topic, topic.lastAcked(), errorsBefore, 0);
     }
     Map<Integer, Long> copies = perBroker("CopyCount");
     for (int id : ThreeBrokerCluster.BROKERS) {
@@ -146,7 +158,7 @@ class MultiBrokerTieringTest {
       }
       end = producer.stop();
     }
-    Outcome outcome = assertAfterScenario(topic, end, errorsBefore, Set.of());
+    Outcome outcome = assertAfterScenario(topic, end, errorsBefore, 2 * topic.partitions);
     assertThat(outcome.partialOverlaps())
         .as("remote segments of %s from both leaders that overlap in part", topic.name)
         .isPositive();
@@ -171,7 +183,8 @@ class MultiBrokerTieringTest {
       restartAndLeadAgain(topic, 1);
       end = producer.stop();
     }
-    assertRetentionEmptiesTheTable(topic, assertAfterScenario(topic, end, errorsBefore, Set.of()));
+    // Partition 1 moves to broker 2 and back.
+    assertRetentionEmptiesTheTable(topic, assertAfterScenario(topic, end, errorsBefore, 2));
   }
 
   /**
@@ -203,7 +216,7 @@ class MultiBrokerTieringTest {
       end = producer.stop();
     }
     assertRetentionEmptiesTheTable(
-        topic, assertAfterScenario(topic, end, errorsBefore, Set.of(victim)));
+        topic, assertAfterScenario(topic, end, errorsBefore, 2)); // partition 2 moves, and back
   }
 
   private SteadyProducer startProducing(MirroredTopic topic) {
@@ -319,10 +332,7 @@ class MultiBrokerTieringTest {
 
   /** The checks after every scenario (see the class comment). */
   private Outcome assertAfterScenario(
-      MirroredTopic topic,
-      Map<Integer, Long> end,
-      Map<Integer, Long> errorsBefore,
-      Set<Integer> mayFailCopies)
+      MirroredTopic topic, Map<Integer, Long> end, Map<Integer, Long> errorsBefore, int leaderMoves)
       throws Exception {
     Map<Integer, Long> tiered = checks.awaitAllTieredAndRemoteOnly(topic, end);
     checks.assertConsumersReadBack(topic);
@@ -356,13 +366,24 @@ class MultiBrokerTieringTest {
     if (overlaps > 0) {
       assertThat(overlapCommits).as("commits that hid rows of another replica's copy").isNotEmpty();
     }
+    // A leader that loses its leadership has its copy in flight interrupted by Kafka (the plugin
+    // reports it as a failed copy; nothing of it is committed); any other failure, or more of them
+    // than leaders moved, is a fault.
+    List<String> logged = warnings.drain();
+    assertThat(logged)
+        .as("plugin warnings other than copies Kafka interrupted")
+        .allMatch(m -> m.contains("Copying segment") && m.toLowerCase().contains("interrupt"));
+    assertThat(logged.size())
+        .as("copies interrupted when %d leaders moved: %s", leaderMoves, logged)
+        .isLessThanOrEqualTo(leaderMoves);
     Map<Integer, Long> errors = perBroker("CopyErrors");
+    long failed = 0;
     for (int id : ThreeBrokerCluster.BROKERS) {
-      // The broker stopped abruptly may fail the copy it was making (once), never more.
-      assertThat(errors.get(id) - errorsBefore.get(id))
-          .as("failed copies on broker %d", id)
-          .isLessThanOrEqualTo(mayFailCopies.contains(id) ? 1 : 0);
+      failed += errors.get(id) - errorsBefore.get(id);
     }
+    assertThat(failed)
+        .as("failed copies counted, each of them logged")
+        .isLessThanOrEqualTo(logged.size());
     assertThat(cluster.floeMetric("FetchErrors")).as("failed fetches").isZero();
     assertThat(cluster.floeMetric("DeleteErrors")).as("failed deletes").isZero();
     return new Outcome(table, tiered, overlaps);
@@ -379,5 +400,6 @@ class MultiBrokerTieringTest {
     checks.assertRetentionEmptiesTheTable(outcome.table(), topic, outcome.tiered());
     assertThat(cluster.floeMetric("DeleteCount")).as("segments deleted").isGreaterThan(deletes);
     assertThat(cluster.floeMetric("DeleteErrors")).as("failed deletes").isZero();
+    assertThat(warnings.drain()).as("plugin warnings while deleting").isEmpty();
   }
 }
