@@ -1,9 +1,11 @@
 package io.floe.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -18,10 +20,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -83,6 +87,20 @@ final class MirroredTopic {
                 new NewTopic(topic.reference, assignment).configs(Map.of("retention.ms", "-1"))))
         .all()
         .get();
+    // A produce that a just-elected leader refuses (it has not learned its leadership yet) is
+    // retried behind the next batches, which a partition without producer state accepts first: the
+    // two topics would get the records in different orders. Listing offsets succeeds only once
+    // every leader knows it leads.
+    Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      ends.put(new TopicPartition(name, p), OffsetSpec.latest());
+      ends.put(new TopicPartition(topic.reference, p), OffsetSpec.latest());
+    }
+    await("leaders of " + name + " and " + topic.reference + " ready")
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(() -> admin.listOffsets(ends).all().get().size() == ends.size());
     return topic;
   }
 
@@ -145,17 +163,9 @@ final class MirroredTopic {
   }
 
   /**
-   * Sends {@code perPartition} records to every partition of both topics (round robin) and waits
-   * for their acks; returns the offset of the last record per partition.
-   */
-  Map<Integer, Long> produce(KafkaProducer<byte[], byte[]> producer, int perPartition)
-      throws Exception {
-    return produceInTransaction(producer, perPartition, false);
-  }
-
-  /**
-   * Like {@link #produce}, the sends made inside the producer's open transaction, which the caller
-   * then commits or aborts as {@code aborting} says.
+   * Sends {@code perPartition} records to every partition of both topics (round robin) inside the
+   * producer's open transaction, which the caller then commits or aborts as {@code aborting} says,
+   * and waits for their acks; returns the offset of the last record per partition.
    */
   Map<Integer, Long> produceInTransaction(
       KafkaProducer<byte[], byte[]> producer, int perPartition, boolean aborting) throws Exception {

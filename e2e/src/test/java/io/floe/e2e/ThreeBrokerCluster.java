@@ -10,8 +10,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServer;
@@ -139,19 +137,6 @@ final class ThreeBrokerCluster implements AutoCloseable {
   /** The Remote Log Manager of a running broker. */
   RemoteLogManager remoteLogManager(int id) {
     return broker(id).remoteLogManagerOpt().get();
-  }
-
-  /** Which brokers run now. */
-  Set<Integer> running() {
-    Set<Integer> out = new TreeSet<>();
-    kit.brokers()
-        .forEach(
-            (id, b) -> {
-              if (!b.isShutdown()) {
-                out.add(id);
-              }
-            });
-    return out;
   }
 
   /**
