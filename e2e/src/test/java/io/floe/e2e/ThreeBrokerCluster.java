@@ -159,8 +159,14 @@ final class ThreeBrokerCluster implements AutoCloseable {
       throw new IllegalArgumentException("Broker " + id + " stops with a controlled shutdown");
     }
     stop(id);
+    int removed = 0;
     for (String dir : kit.nodes().brokerNodes().get(id).logDataDirectories()) {
-      Files.deleteIfExists(Path.of(dir, CleanShutdownFileHandler.CLEAN_SHUTDOWN_FILE_NAME));
+      if (Files.deleteIfExists(Path.of(dir, CleanShutdownFileHandler.CLEAN_SHUTDOWN_FILE_NAME))) {
+        removed++;
+      }
+    }
+    if (removed == 0) {
+      throw new IllegalStateException("Broker " + id + " left no clean-shutdown marker to remove");
     }
   }
 
