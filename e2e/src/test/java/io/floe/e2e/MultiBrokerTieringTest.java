@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.layout.SegmentSummary;
+import io.floe.testing.SharedCatalogs;
 import java.io.Closeable;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -64,10 +66,11 @@ class MultiBrokerTieringTest {
 
   /**
    * How an interrupted copy fails, by where the interrupt caught it: a sleep or wait, a file
-   * channel, the AWS SDK (AbortedException).
+   * channel, the AWS SDK (AbortedException), the REST catalog's HTTP client
+   * (CancellationException).
    */
   private static final Pattern INTERRUPTED =
-      Pattern.compile("Interrupt|interrupted|AbortedException");
+      Pattern.compile("Interrupt|interrupted|AbortedException|CancellationException");
 
   @TempDir static Path dir;
 
@@ -76,14 +79,29 @@ class MultiBrokerTieringTest {
   private Catalog catalog;
   private TierChecks checks;
   private PluginWarnings warnings;
+  private SharedCatalogs shared;
 
   @BeforeAll
   void start() throws Exception {
-    cluster = ThreeBrokerCluster.start(FloeCluster.s3CatalogProperties(dir), Map.of());
+    cluster = ThreeBrokerCluster.start(catalogProperties(), Map.of());
     admin = cluster.admin();
     catalog = cluster.catalog();
     checks = new TierChecks(cluster, admin);
     warnings = new PluginWarnings();
+  }
+
+  /**
+   * The catalog the three brokers share: {@code -Dfloe.e2e.catalog=sqlite} (the default: one SQLite
+   * file, which in-process brokers can share), {@code postgres} (JdbcCatalog on an embedded
+   * PostgreSQL server) or {@code rest} (Iceberg's REST catalog server).
+   */
+  private Map<String, String> catalogProperties() {
+    String kind = System.getProperty("floe.e2e.catalog", "sqlite");
+    if (kind.equals("sqlite")) {
+      return FloeCluster.s3CatalogProperties(dir);
+    }
+    shared = SharedCatalogs.start();
+    return shared.properties(SharedCatalogs.Kind.valueOf(kind.toUpperCase(Locale.ROOT)));
   }
 
   @BeforeEach
@@ -104,6 +122,9 @@ class MultiBrokerTieringTest {
     }
     if (cluster != null) {
       cluster.close();
+    }
+    if (shared != null) {
+      shared.close();
     }
   }
 
