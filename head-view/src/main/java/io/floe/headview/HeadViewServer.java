@@ -2,6 +2,7 @@ package io.floe.headview;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.floe.catalog.CatalogStartup;
 import io.floe.headview.Route.Reply;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.slf4j.Logger;
@@ -80,8 +80,7 @@ public final class HeadViewServer implements AutoCloseable {
    */
   public static HeadViewServer start(HeadViewConfig config) throws IOException {
     Catalog catalog =
-        CatalogUtil.buildIcebergCatalog(
-            config.catalogName(), config.catalogProperties(), new Configuration());
+        CatalogStartup.build(config.catalogName(), config.catalogProperties(), new Configuration());
     HeadViewServer server;
     try {
       server = new HeadViewServer(config, catalog);

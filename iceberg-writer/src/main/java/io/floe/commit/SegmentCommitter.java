@@ -5,12 +5,14 @@ import io.floe.copy.Leftovers;
 import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
+import io.floe.format.OffsetRange;
 import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -194,6 +196,30 @@ public final class SegmentCommitter {
         };
     long snapshotId = groups.commit(table, member);
     return new Result(snapshotId, replaced, overlapped, attempt);
+  }
+
+  /**
+   * Takes a deleted segment's files out of the table as {@link SegmentRemoval#remove} does, tried
+   * again with the same backoff as copies when a concurrent commit wins the race (the brokers that
+   * lead the table's other partitions delete their segments into it at the same time): each attempt
+   * refreshes the table and plans again, so it never removes what another commit already removed.
+   */
+  public Set<String> remove(
+      Table table,
+      String topicId,
+      int partition,
+      String segmentId,
+      Set<String> files,
+      OffsetRange range) {
+    AtomicReference<Set<String>> removed = new AtomicReference<>();
+    Tasks.foreach(table)
+        .retry(maxAttempts - 1)
+        .exponentialBackoff(minBackoffMs, maxBackoffMs, 10 * 60_000L, 2.0)
+        .onlyRetryOn(CommitFailedException.class, ValidationException.class)
+        .run(
+            t ->
+                removed.set(SegmentRemoval.remove(t, topicId, partition, segmentId, files, range)));
+    return removed.get();
   }
 
   /**

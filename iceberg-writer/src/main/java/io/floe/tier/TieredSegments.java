@@ -210,8 +210,7 @@ public final class TieredSegments {
     OffsetRange range = manifest.offsets();
     Set<String> live =
         removeRows
-            ? SegmentRemoval.remove(
-                table, key.topicId(), key.partition(), key.segmentId(), files, range)
+            ? committer.remove(table, key.topicId(), key.partition(), key.segmentId(), files, range)
             : SegmentRemoval.live(table, key.partition(), files, range);
     files.removeAll(live);
     Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy

@@ -3,6 +3,7 @@ package io.floe.rsm;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.catalog.CatalogDefaults;
+import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
 import io.floe.tier.SegmentFiles;
@@ -14,7 +15,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -99,7 +99,7 @@ final class StorageBackend implements AutoCloseable {
 
   private static Catalog buildCatalog(FloeRsmConfig config, Redactor redactor) {
     try {
-      return CatalogUtil.buildIcebergCatalog(
+      return CatalogStartup.build(
           config.catalogName(), CatalogDefaults.apply(config.catalogProperties()), hadoopConf());
     } catch (RuntimeException | LinkageError e) {
       ConfigException failure =

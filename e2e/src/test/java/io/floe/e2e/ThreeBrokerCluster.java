@@ -1,0 +1,217 @@
+package io.floe.e2e;
+
+import io.floe.rsm.metrics.FloeRsmMetrics;
+import io.floe.testing.TestCatalogs;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.management.InstanceNotFoundException;
+import javax.management.MBeanServer;
+import kafka.server.BrokerServer;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.server.log.remote.storage.RemoteLogManager;
+import org.apache.kafka.storage.internals.checkpoint.CleanShutdownFileHandler;
+
+/**
+ * Three KRaft brokers (ids 0, 1, 2) and one controller (id 3000), in process, each broker with the
+ * Floe RSM, all writing into one shared Iceberg catalog: the smallest production shape (replication
+ * factor 3, {@code min.insync.replicas=2}, the remote log metadata topic replicated on all three).
+ * Catalog properties are a parameter (the SQLite JdbcCatalog of {@link
+ * FloeCluster#s3CatalogProperties} today; a PostgreSQL or REST catalog fixture plugs in the same
+ * way: whatever {@link CatalogUtil#buildIcebergCatalog} builds from them, with {@code type} or
+ * {@code catalog-impl}).
+ *
+ * <p>Broker {@link #ABRUPT} runs with {@code controlled.shutdown.enable=false}, so {@link
+ * #stopAbruptly} stops it without the controlled shutdown that moves its leaders away first: the
+ * controller learns it is gone only when its heartbeats stop ({@code broker.session.timeout.ms}),
+ * as after a SIGKILL, and its clean-shutdown markers are removed so that it starts again as a
+ * crashed broker does (log recovery, no clean-shutdown broker epoch). What the in-process kit
+ * cannot do is stop its threads at an arbitrary instruction: its Remote Log Manager is closed
+ * (in-flight copies are interrupted or fail as the plugin closes under them), and the log files are
+ * flushed and closed, where a killed process leaves them to the page cache.
+ *
+ * <p>The plugin's JMX counters are registered per broker ({@code broker=<id>}) and start from zero
+ * when a broker restarts; {@link #floeMetric} adds what a stopped instance had counted.
+ */
+final class ThreeBrokerCluster implements AutoCloseable {
+  static final List<Integer> BROKERS = List.of(0, 1, 2);
+
+  /** The broker that stops without a controlled shutdown. */
+  static final int ABRUPT = 2;
+
+  /** How long the controller waits for a silent broker's heartbeat before it fences it. */
+  static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
+
+  /** The plugin counters the tests read. */
+  static final List<String> METRICS =
+      List.of(
+          "CopyCount",
+          "CopyErrors",
+          "CommitAttempts",
+          "FetchCount",
+          "FetchErrors",
+          "DeleteCount",
+          "DeleteErrors");
+
+  final KafkaClusterTestKit kit;
+  final Map<String, String> catalogProperties;
+  private final Map<String, Long> retiredCounts = new ConcurrentHashMap<>();
+
+  private ThreeBrokerCluster(KafkaClusterTestKit kit, Map<String, String> catalogProperties) {
+    this.kit = kit;
+    this.catalogProperties = catalogProperties;
+  }
+
+  static ThreeBrokerCluster start(
+      Map<String, String> catalogProperties, Map<String, String> extraRsmConfig) throws Exception {
+    TestKitNodes nodes =
+        new TestKitNodes.Builder()
+            .setCombined(false)
+            .setNumBrokerNodes(BROKERS.size())
+            .setNumControllerNodes(1)
+            .setPerServerProperties(Map.of(ABRUPT, Map.of("controlled.shutdown.enable", "false")))
+            .build();
+    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+    brokerConfig(catalogProperties, extraRsmConfig).forEach(builder::setConfigProp);
+    KafkaClusterTestKit kit = builder.build();
+    try {
+      kit.format();
+      kit.startup();
+      kit.waitForReadyBrokers();
+    } catch (Exception e) {
+      kit.close();
+      throw e;
+    }
+    return new ThreeBrokerCluster(kit, catalogProperties);
+  }
+
+  /** {@link FloeCluster#brokerConfig} with the replication a three-broker cluster runs with. */
+  static Map<String, String> brokerConfig(
+      Map<String, String> catalogProperties, Map<String, String> extraRsmConfig) {
+    Map<String, String> c =
+        new HashMap<>(FloeCluster.brokerConfig(catalogProperties, extraRsmConfig));
+    c.put("rlmm.config.remote.log.metadata.topic.replication.factor", "3");
+    c.put("rlmm.config.remote.log.metadata.topic.num.partitions", "3");
+    c.put("default.replication.factor", "3");
+    c.put("min.insync.replicas", "2");
+    c.put("offsets.topic.replication.factor", "3");
+    c.put("transaction.state.log.replication.factor", "3");
+    c.put("transaction.state.log.min.isr", "2");
+    // Leaders go back to their preferred replica only when a test asks (electLeaders).
+    c.put("auto.leader.rebalance.enable", "false");
+    c.put("broker.heartbeat.interval.ms", "500");
+    c.put("broker.session.timeout.ms", Long.toString(SESSION_TIMEOUT.toMillis()));
+    // A follower that stopped fetching leaves the ISR within seconds, not 30 s.
+    c.put("replica.lag.time.max.ms", "5000");
+    return c;
+  }
+
+  String bootstrapServers() {
+    return kit.bootstrapServers();
+  }
+
+  Admin admin() {
+    return Admin.create(Map.<String, Object>of("bootstrap.servers", bootstrapServers()));
+  }
+
+  /** A catalog of the test's own on the brokers' catalog properties. */
+  Catalog catalog() {
+    return CatalogUtil.buildIcebergCatalog(
+        TestCatalogs.CATALOG_NAME, new HashMap<>(catalogProperties), null);
+  }
+
+  BrokerServer broker(int id) {
+    return kit.brokers().get(id);
+  }
+
+  /** The Remote Log Manager of a running broker. */
+  RemoteLogManager remoteLogManager(int id) {
+    return broker(id).remoteLogManagerOpt().get();
+  }
+
+  /**
+   * Stops a broker with a controlled shutdown: the controller moves its leaders to other in-sync
+   * replicas before it stops.
+   */
+  void stopGracefully(int id) {
+    if (!Boolean.TRUE.equals(broker(id).config().controlledShutdownEnable())) {
+      throw new IllegalArgumentException("Broker " + id + " has no controlled shutdown");
+    }
+    stop(id);
+  }
+
+  /**
+   * Stops broker {@link #ABRUPT} without a controlled shutdown and removes its clean-shutdown
+   * markers (see the class comment for what this does and does not share with a SIGKILL).
+   */
+  void stopAbruptly(int id) throws IOException {
+    if (!Boolean.FALSE.equals(broker(id).config().controlledShutdownEnable())) {
+      throw new IllegalArgumentException("Broker " + id + " stops with a controlled shutdown");
+    }
+    stop(id);
+    int removed = 0;
+    for (String dir : kit.nodes().brokerNodes().get(id).logDataDirectories()) {
+      if (Files.deleteIfExists(Path.of(dir, CleanShutdownFileHandler.CLEAN_SHUTDOWN_FILE_NAME))) {
+        removed++;
+      }
+    }
+    if (removed == 0) {
+      throw new IllegalStateException("Broker " + id + " left no clean-shutdown marker to remove");
+    }
+  }
+
+  private void stop(int id) {
+    BrokerServer b = broker(id);
+    for (String metric : METRICS) {
+      retiredCounts.merge(id + "/" + metric, jmxCount(id, metric), Long::sum);
+    }
+    b.shutdown();
+    b.awaitShutdown();
+  }
+
+  /** Starts a stopped broker again on its log directories and waits until it is unfenced. */
+  void restart(int id) throws Exception {
+    broker(id).startup();
+    kit.waitForReadyBrokers();
+  }
+
+  /**
+   * A plugin counter of broker {@code id}, summed over its plugin instances in this cluster's life
+   * (a restarted broker's new instance counts from zero).
+   */
+  long floeMetric(int id, String metric) {
+    long current = broker(id).isShutdown() ? 0 : jmxCount(id, metric);
+    return retiredCounts.getOrDefault(id + "/" + metric, 0L) + current;
+  }
+
+  /** A plugin counter summed over the three brokers. */
+  long floeMetric(String metric) {
+    return BROKERS.stream().mapToLong(id -> floeMetric(id, metric)).sum();
+  }
+
+  private static long jmxCount(int id, String metric) {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    try {
+      return (Long) server.getAttribute(FloeRsmMetrics.objectName(id, metric), "Count");
+    } catch (InstanceNotFoundException e) {
+      return 0; // the plugin was not configured yet
+    } catch (Exception e) {
+      throw new IllegalStateException("Reading " + metric + " of broker " + id, e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    kit.close();
+  }
+}
