@@ -1,6 +1,7 @@
 package io.floe.commit;
 
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.apache.iceberg.DeleteFile;
 
 /**
@@ -11,6 +12,8 @@ import org.apache.iceberg.DeleteFile;
  */
 public final class OverlapDeletes {
   private static final String PREFIX = "overlap-";
+  private static final String UUID_PATTERN =
+      "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
   private OverlapDeletes() {}
 
@@ -19,10 +22,16 @@ public final class OverlapDeletes {
     return PREFIX + segmentId + "-" + UUID.randomUUID();
   }
 
-  /** Whether {@code deletes} hides rows that segment {@code segmentId} overlapped. */
+  /**
+   * Whether {@code deletes} hides rows that segment {@code segmentId} overlapped. The segment id is
+   * matched whole (followed by the random UUID of {@link #operationId}), so that an id that is a
+   * prefix of another never claims the other's files.
+   */
   public static boolean writtenFor(DeleteFile deletes, String segmentId) {
     String location = deletes.location();
     String name = location.substring(location.lastIndexOf('/') + 1);
-    return name.contains("-" + PREFIX + segmentId + "-");
+    return Pattern.compile("-" + PREFIX + Pattern.quote(segmentId) + "-" + UUID_PATTERN + "-")
+        .matcher(name)
+        .find();
   }
 }
