@@ -75,6 +75,7 @@ public final class TieredSegments {
       long storedBytes,
       int sidecarBytes,
       int commitAttempts,
+      int replacedDataFiles,
       int overlappedDataFiles) {}
 
   /**
@@ -128,6 +129,7 @@ public final class TieredSegments {
           stored,
           sidecar.length,
           result.attempts(),
+          result.replacedDataFiles(),
           result.overlappedDataFiles());
     } catch (CommitStateUnknownException e) {
       tables.forget(key.topic(), key.topicId());
@@ -211,7 +213,7 @@ public final class TieredSegments {
             ? committer.remove(table, key.topicId(), key.partition(), key.segmentId(), files, range)
             : SegmentRemoval.live(table, key.partition(), files, range);
     files.removeAll(live);
-    Leftovers.delete(table.io(), files); // never committed, or taken out of the table before
+    Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy
     table.io().deleteFile(location);
     LOG.info(
         "Deleted segment {} of {}-{} ({} rows)",

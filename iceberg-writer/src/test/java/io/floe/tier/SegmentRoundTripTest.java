@@ -177,7 +177,7 @@ class SegmentRoundTripTest {
       SegmentKey retry = new SegmentKey(TOPIC, TOPIC_ID, 2, 0, "retry");
       f.segments.copy(first, SegmentFiles.of(log, 0));
       TieredSegments.CopyResult again = f.segments.copy(retry, SegmentFiles.of(log, 0));
-      assertThat(again.overlappedDataFiles()).isPositive();
+      assertThat(again.replacedDataFiles()).isPositive();
 
       Table table = f.table(TOPIC, TOPIC_ID);
       assertVisibleRows(table, expectedVisible(original, gen.abortedTransactions()), 2);
