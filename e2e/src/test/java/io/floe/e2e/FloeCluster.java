@@ -41,8 +41,15 @@ final class FloeCluster implements AutoCloseable {
             .setNumBrokerNodes(1)
             .setNumControllerNodes(1)
             .build();
+    return new FloeCluster(
+        startKit(nodes, brokerConfig(catalogProperties, extraRsmConfig)), catalogProperties);
+  }
+
+  /** Formats and starts a cluster of {@code nodes} with {@code config}; closes it if that fails. */
+  static KafkaClusterTestKit startKit(TestKitNodes nodes, Map<String, String> config)
+      throws Exception {
     KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-    brokerConfig(catalogProperties, extraRsmConfig).forEach(builder::setConfigProp);
+    config.forEach(builder::setConfigProp);
     KafkaClusterTestKit kit = builder.build();
     try {
       kit.format();
@@ -52,7 +59,7 @@ final class FloeCluster implements AutoCloseable {
       kit.close();
       throw e;
     }
-    return new FloeCluster(kit, catalogProperties);
+    return kit;
   }
 
   static Map<String, String> brokerConfig(

@@ -81,18 +81,9 @@ final class ThreeBrokerCluster implements AutoCloseable {
             .setNumControllerNodes(1)
             .setPerServerProperties(Map.of(ABRUPT, Map.of("controlled.shutdown.enable", "false")))
             .build();
-    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-    brokerConfig(catalogProperties, extraRsmConfig).forEach(builder::setConfigProp);
-    KafkaClusterTestKit kit = builder.build();
-    try {
-      kit.format();
-      kit.startup();
-      kit.waitForReadyBrokers();
-    } catch (Exception e) {
-      kit.close();
-      throw e;
-    }
-    return new ThreeBrokerCluster(kit, catalogProperties);
+    return new ThreeBrokerCluster(
+        FloeCluster.startKit(nodes, brokerConfig(catalogProperties, extraRsmConfig)),
+        catalogProperties);
   }
 
   /** {@link FloeCluster#brokerConfig} with the replication a three-broker cluster runs with. */
