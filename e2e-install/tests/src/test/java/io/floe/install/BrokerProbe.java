@@ -23,8 +23,12 @@ final class BrokerProbe {
   /** The plugin latencies whose {@code MaxMs} says how long a broker thread was held. */
   static final List<String> LATENCIES = List.of("CopyLatency", "FetchLatency", "DeleteLatency");
 
-  /** A process's resources at one moment. */
-  record Resources(long heapUsedAfterGcBytes, long threads, long openFiles) {}
+  /**
+   * A process's resources at one moment; open files also by kind (sockets, Kafka's log directories,
+   * jars, pipes and other anonymous handles, other files).
+   */
+  record Resources(
+      long heapUsedAfterGcBytes, long threads, long openFiles, Map<String, Long> openFilesByKind) {}
 
   private BrokerProbe() {}
 
@@ -40,7 +44,9 @@ final class BrokerProbe {
       memory.gc();
       heap = memory.getHeapMemoryUsage().getUsed();
     }
-    return new Resources(heap, threads(pid), openFiles(pid));
+    Map<String, Long> byKind = openFilesByKind(pid);
+    return new Resources(
+        heap, threads(pid), byKind.values().stream().mapToLong(Long::longValue).sum(), byKind);
   }
 
   static long threads(long pid) throws IOException {
@@ -52,10 +58,35 @@ final class BrokerProbe {
     throw new IllegalStateException("no Threads line in /proc/" + pid + "/status");
   }
 
-  static long openFiles(long pid) throws IOException {
+  static Map<String, Long> openFilesByKind(long pid) throws IOException {
+    Map<String, Long> out = new TreeMap<>();
     try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-      return fds.count();
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        String target;
+        try {
+          target = Files.readSymbolicLink(fd).toString();
+        } catch (IOException closedMeanwhile) {
+          continue;
+        }
+        out.merge(kind(target), 1L, Long::sum);
+      }
     }
+    return out;
+  }
+
+  private static String kind(String target) {
+    if (target.startsWith("socket:")) {
+      return "sockets";
+    } else if (target.contains("/remote-log-index-cache/")) {
+      return "remote index cache";
+    } else if (target.contains("/kraft-logs/")) {
+      return "log dirs";
+    } else if (target.endsWith(".jar")) {
+      return "jars";
+    } else if (!target.startsWith("/")) {
+      return "pipes and anonymous";
+    }
+    return "other files";
   }
 
   /**

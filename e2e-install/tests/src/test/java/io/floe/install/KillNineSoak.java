@@ -153,8 +153,12 @@ class KillNineSoak {
     ((Map<String, Object>)
             report.computeIfAbsent("commit_rate_failed_copies", k -> new LinkedHashMap<>()))
         .put(catalog, r.failedCopies());
+    ((Map<String, Object>)
+            report.computeIfAbsent("commit_rate_snapshots_per_node", k -> new LinkedHashMap<>()))
+        .put(catalog, r.perNode());
     System.out.printf(
-        "KillNineSoak: %s: %d segment snapshots in %.1f s = %.1f/s, %d failed copies%n",
-        catalog, r.snapshots(), r.seconds(), r.perSecond(), r.failedCopies());
+        "KillNineSoak: %s: %d segment snapshots (by leading node %s) in %.1f s = %.1f/s, %d"
+            + " failed copies%n",
+        catalog, r.snapshots(), r.perNode(), r.seconds(), r.perSecond(), r.failedCopies());
   }
 }

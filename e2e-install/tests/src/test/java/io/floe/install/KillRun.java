@@ -76,7 +76,8 @@ final class KillRun {
       orphans.forEach(
           (orphan, why) -> {
             if (why == null) {
-              out.add("an object nothing references, written when no copy was killed: " + orphan);
+              out.add(
+                  "an object nothing references that no killed or failed copy explains: " + orphan);
             }
           });
       if (copies.refused() > 0) {
