@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServer;
 import kafka.server.BrokerServer;
@@ -173,7 +174,8 @@ final class ThreeBrokerCluster implements AutoCloseable {
   /** Starts a stopped broker again on its log directories and waits until it is unfenced. */
   void restart(int id) throws Exception {
     broker(id).startup();
-    kit.waitForReadyBrokers();
+    // Not kit.waitForReadyBrokers(): it waits for all three, and another may be stopped.
+    broker(id).lifecycleManager().initialUnfenceFuture().get(2, TimeUnit.MINUTES);
   }
 
   /**
