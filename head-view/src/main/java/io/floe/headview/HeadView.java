@@ -82,7 +82,7 @@ final class HeadView {
             Math.min(
                 Math.min(60_000, config.leftoverAgeMs() / 8),
                 Math.min(config.cacheTtlMs(), config.idleTtlMs()) / 2));
-    sweeper.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+    sweeper.scheduleWithFixedDelay(this::sweepQuietly, period, period, TimeUnit.MILLISECONDS);
     LOG.info(
         "Head view instance {}: head files go to {}/{}/",
         folders.instanceId(),
@@ -327,6 +327,15 @@ final class HeadView {
     retired.add(head, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.cacheTtlMs()));
     if (config.cacheTtlMs() == 0) {
       sweep();
+    }
+  }
+
+  /** A periodic task that throws is never run again: the markers must go on being rewritten. */
+  private void sweepQuietly() {
+    try {
+      sweep();
+    } catch (RuntimeException e) {
+      LOG.warn("Sweeping heads failed (trying again later)", e);
     }
   }
 

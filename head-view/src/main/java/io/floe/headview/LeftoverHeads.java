@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -69,34 +70,52 @@ final class LeftoverHeads implements AutoCloseable {
   private final ScheduledExecutorService executor;
   private final Set<String> scannedRoots = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean unlistableLogged = new AtomicBoolean();
+  private volatile boolean closed;
 
   LeftoverHeads(String instanceId, long maxAgeMs) {
     this.instanceId = instanceId;
     this.maxAgeMs = maxAgeMs;
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
+    ScheduledThreadPoolExecutor pool =
+        new ScheduledThreadPoolExecutor(
+            1,
             r -> {
               Thread t = new Thread(r, "floe-head-leftovers");
               t.setDaemon(true);
               return t;
             });
+    pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.executor = pool;
   }
 
   /** In the background: the scratch root of every topic table of {@code ns}. */
   void scanAtStart(Catalog catalog, Namespace ns, Function<TableMetadata, String> rootOf) {
-    executor.execute(() -> scanTables(catalog, ns, rootOf));
+    later(() -> scanTables(catalog, ns, rootOf), 0);
   }
 
   /** In the background, once per process: a scratch root this process is about to write to. */
   void scanOnce(FileIO io, String root) {
     if (scannedRoots.add(root)) {
-      executor.execute(() -> scanRoot(io, root));
+      later(() -> scanRoot(io, root), 0);
     }
   }
 
+  /**
+   * Runs nothing more. Not an interrupt: a listing under way ends by itself (an interrupted Hadoop
+   * listing logs a stack trace), and nothing is deleted once closed.
+   */
   @Override
   public void close() {
-    executor.shutdownNow();
+    closed = true;
+    executor.shutdown();
+  }
+
+  /** Runs {@code task} in {@code delayMs}, unless closed meanwhile. */
+  private void later(Runnable task, long delayMs) {
+    try {
+      executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
   }
 
   private void scanTables(Catalog catalog, Namespace ns, Function<TableMetadata, String> rootOf) {
@@ -106,12 +125,17 @@ final class LeftoverHeads implements AutoCloseable {
     } catch (NoSuchNamespaceException e) {
       return;
     } catch (RuntimeException e) {
-      LOG.warn("Could not list the tables of {} to look for leftover head files: {}", ns, e);
+      if (!closed) {
+        LOG.warn("Could not list the tables of {} to look for leftover head files: {}", ns, e);
+      }
       return;
     }
     Tally total = Tally.ZERO;
     int tables = 0;
     for (TableIdentifier id : ids) {
+      if (closed) {
+        return;
+      }
       try {
         Table table = catalog.loadTable(id);
         TableMetadata base =
@@ -124,15 +148,20 @@ final class LeftoverHeads implements AutoCloseable {
           }
         }
       } catch (RuntimeException e) {
-        LOG.warn("Could not look for leftover head files of {}: {}", id, e.toString());
+        if (!closed) {
+          LOG.warn("Could not look for leftover head files of {}: {}", id, e.toString());
+        }
       }
     }
+    if (closed) {
+      return;
+    }
     LOG.info(
-        "Looked for head files left by stopped head views in the {} topic tables of {}: deleted {}"
-            + " objects in {} folders; {} folders of other head views were written to within"
-            + " head.leftover-age-ms ({} ms) and are looked at again once it is over",
-        tables,
+        "Looked for head files left by stopped head views under the topic tables of {} ({}):"
+            + " deleted {} objects in {} folders; {} folders of other head views were written to"
+            + " within head.leftover-age-ms ({} ms) and are looked at again once it is over",
         ns,
+        tables,
         total.deletedObjects(),
         total.deletedFolders(),
         total.recentFolders(),
@@ -160,8 +189,8 @@ final class LeftoverHeads implements AutoCloseable {
         }
       }
     } catch (RuntimeException e) {
-      if (notFound(e)) {
-        return Tally.ZERO; // a local warehouse without the folder yet
+      if (closed || notFound(e)) {
+        return Tally.ZERO; // stopping, or a local warehouse without the folder yet
       }
       LOG.warn(
           "Could not list {} for head files left by stopped head views (trying again in {} ms):"
@@ -169,7 +198,7 @@ final class LeftoverHeads implements AutoCloseable {
           root,
           maxAgeMs / 4,
           e.toString());
-      executor.schedule(() -> scanRoot(io, root), maxAgeMs / 4, TimeUnit.MILLISECONDS);
+      later(() -> scanRoot(io, root), maxAgeMs / 4);
       return Tally.ZERO;
     }
     Tally tally = Tally.ZERO;
@@ -191,11 +220,11 @@ final class LeftoverHeads implements AutoCloseable {
     }
     if (age < maxAgeMs) {
       long newest = seen.newestMillis;
-      executor.schedule(
-          () -> recheck(io, folder, newest),
-          maxAgeMs - age + RECHECK_MARGIN_MS,
-          TimeUnit.MILLISECONDS);
+      later(() -> recheck(io, folder, newest), maxAgeMs - age + RECHECK_MARGIN_MS);
       return new Tally(0, 0, 1);
+    }
+    if (closed) {
+      return Tally.ZERO;
     }
     HeadFileDeletes.Outcome out = HeadFileDeletes.deleteAll(io, seen.objects);
     if (out.left() == 0) {
@@ -221,11 +250,11 @@ final class LeftoverHeads implements AutoCloseable {
     try {
       io.listPrefix(folder + "/").forEach(now::add);
     } catch (RuntimeException e) {
-      if (notFound(e)) {
+      if (closed || notFound(e)) {
         return;
       }
       LOG.warn("Could not list {} (trying again in {} ms): {}", folder, maxAgeMs / 4, e.toString());
-      executor.schedule(() -> recheck(io, folder, seenNewest), maxAgeMs / 4, TimeUnit.MILLISECONDS);
+      later(() -> recheck(io, folder, seenNewest), maxAgeMs / 4);
       return;
     }
     if (!now.objects.isEmpty()) {
