@@ -1,6 +1,7 @@
 package io.floe.headview;
 
 import java.util.List;
+import java.util.function.IntConsumer;
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SupportsBulkOperations;
@@ -43,8 +44,10 @@ final class HeadFileDeletes {
    * Deletes locations until {@code deadlineNanos} ({@link System#nanoTime()} time) is over, or
    * until a request deletes nothing (the object store is failing: the rest would fail too). The
    * first file goes alone: a bulk failure tells only how many files failed, a single delete why.
+   * {@code progress} hears of each request's deleted count as it ends.
    */
-  static Outcome deleteUntil(FileIO io, List<String> locations, long deadlineNanos) {
+  static Outcome deleteUntil(
+      FileIO io, List<String> locations, long deadlineNanos, IntConsumer progress) {
     boolean bulk = io instanceof SupportsBulkOperations;
     int deleted = 0;
     RuntimeException failure = null;
@@ -71,6 +74,7 @@ final class HeadFileDeletes {
         failure = failure != null ? failure : e;
       }
       deleted += done;
+      progress.accept(done);
       if (done == 0) {
         break;
       }

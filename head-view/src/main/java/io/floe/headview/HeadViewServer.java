@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
@@ -218,7 +219,7 @@ public final class HeadViewServer implements AutoCloseable {
     executor.shutdownNow();
     StopCleanup cleanup = view.stop();
     LOG.info(
-        "Stopping the head view (shutdown.timeout.ms={}): deleting {} head objects in {} folders,"
+        "Stopping the head view (shutdown.timeout.ms={}): deleting {} head objects in {} folder(s),"
             + " then closing the Kafka clients and the catalog",
         shutdownTimeoutMs,
         cleanup.objects(),
@@ -227,7 +228,7 @@ public final class HeadViewServer implements AutoCloseable {
     // must end before the bound: S3FileIO's delete pool holds up the JVM's exit until it does.
     long requestMs = Math.max(100, Math.min(2_000, shutdownTimeoutMs / 5));
     long deletesUntil = started + bound - TimeUnit.MILLISECONDS.toNanos(2 * requestMs);
-    String[] step = {"deleting head files"};
+    AtomicReference<String> step = new AtomicReference<>("deleting head files");
     Thread stopper =
         new Thread(
             () -> {
@@ -235,11 +236,10 @@ public final class HeadViewServer implements AutoCloseable {
                 cleanup.run(deletesUntil, requestMs);
               }
               cleanup.logOutcome(elapsedMs(started));
-              step[0] = "closing the Kafka clients";
+              step.set("closing the Kafka clients");
               kafka.close();
-              step[0] = "closing the catalog";
+              step.set("closing the catalog");
               closeQuietly(catalog);
-              step[0] = null;
             },
             "floe-head-view-stop");
     stopper.setDaemon(true);
@@ -254,7 +254,7 @@ public final class HeadViewServer implements AutoCloseable {
       LOG.warn(
           "shutdown.timeout.ms ({} ms) is over while {}: stopping anyway{}",
           shutdownTimeoutMs,
-          step[0],
+          step.get(),
           behind == null ? "" : "; " + behind);
     } else {
       LOG.info("Head view stopped in {} ms", elapsedMs(started));

@@ -158,7 +158,7 @@ final class LeftoverHeads implements AutoCloseable {
     }
     LOG.info(
         "Looked for head files left by stopped head views under the topic tables of {} ({}):"
-            + " deleted {} objects in {} folders; {} folders of other head views were written to"
+            + " deleted {} objects in {} folder(s); {} folder(s) of other head views were written to"
             + " within head.leftover-age-ms ({} ms) and are looked at again once it is over",
         ns,
         tables,

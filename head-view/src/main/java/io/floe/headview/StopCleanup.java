@@ -1,13 +1,15 @@
 package io.floe.headview;
 
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import org.apache.iceberg.io.FileIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,22 +39,23 @@ final class StopCleanup {
   StopCleanup(
       List<BuiltHead> heads, Map<String, ScratchFolders.Folder> marked, long leftoverAgeMs) {
     this.leftoverAgeMs = leftoverAgeMs;
-    Map<String, List<String>> files = new LinkedHashMap<>();
+    Map<String, Set<String>> files = new LinkedHashMap<>();
     Map<String, FileIO> ios = new LinkedHashMap<>();
     for (BuiltHead head : heads) {
       String folder = head.ops().folder();
-      files.computeIfAbsent(folder, f -> new ArrayList<>()).addAll(RetiredHeads.filesOf(head));
+      files.computeIfAbsent(folder, f -> new LinkedHashSet<>()).addAll(RetiredHeads.filesOf(head));
       ios.putIfAbsent(folder, head.ops().io());
     }
     marked.forEach(
         (folder, f) -> {
-          files.computeIfAbsent(folder, x -> new ArrayList<>());
+          files.computeIfAbsent(folder, x -> new LinkedHashSet<>());
           ios.putIfAbsent(folder, f.io);
         });
     files.forEach(
-        (folder, list) -> {
+        (folder, set) -> {
           ScratchFolders.Folder m = marked.get(folder);
-          FolderFiles ff = new FolderFiles(ios.get(folder), list, m == null ? null : m.marker());
+          FolderFiles ff =
+              new FolderFiles(ios.get(folder), List.copyOf(set), m == null ? null : m.marker());
           folders.put(folder, ff);
           left.put(folder, new AtomicInteger(ff.count()));
         });
@@ -80,16 +83,14 @@ final class StopCleanup {
         }
         FolderFiles ff = e.getValue();
         FileIO io = stopIos.computeIfAbsent(ff.io(), from -> StopFileIO.of(from, requestTimeoutMs));
-        List<String> all = new ArrayList<>(ff.files());
-        HeadFileDeletes.Outcome out = HeadFileDeletes.deleteUntil(io, all, deadlineNanos);
-        left.get(e.getKey()).addAndGet(-out.deleted());
-        if (out.failure() != null) {
-          failure = out.failure();
-        } else if (out.left() == 0 && ff.marker() != null) {
-          out = HeadFileDeletes.deleteUntil(io, List.of(ff.marker()), deadlineNanos);
-          left.get(e.getKey()).addAndGet(-out.deleted());
-          failure = out.failure();
+        AtomicInteger folderLeft = left.get(e.getKey());
+        IntConsumer progress = n -> folderLeft.addAndGet(-n);
+        HeadFileDeletes.Outcome out =
+            HeadFileDeletes.deleteUntil(io, ff.files(), deadlineNanos, progress);
+        if (out.failure() == null && out.left() == 0 && ff.marker() != null) {
+          out = HeadFileDeletes.deleteUntil(io, List.of(ff.marker()), deadlineNanos, progress);
         }
+        failure = out.failure();
       }
     } finally {
       stopIos.forEach(
