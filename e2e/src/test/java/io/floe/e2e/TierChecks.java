@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.floe.e2e.MirroredTopic.Rec;
 import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableOptions;
+import io.floe.testing.WarehouseAudit;
 import io.floe.tier.TopicTables;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -246,6 +247,19 @@ final class TierChecks {
     }
     rows.values().forEach(held -> held.sort(Comparator.comparingLong(Rec::offset)));
     return rows;
+  }
+
+  /**
+   * The orphan audit: the table's location holds no data, delete or sidecar object that no snapshot
+   * or sidecar references, and nothing referenced is missing. Metadata files of commits that lost a
+   * race are allowed (Iceberg leaves them; see PRODUCTION.md); the result lists them.
+   */
+  static WarehouseAudit.Result assertNoOrphans(Table table) {
+    table.refresh();
+    WarehouseAudit.Result audit = WarehouseAudit.audit(table);
+    assertThat(audit.orphans()).as("objects nothing references (%s)", audit).isEmpty();
+    assertThat(audit.missing()).as("objects referenced but missing (%s)", audit).isEmpty();
+    return audit;
   }
 
   /** The copy snapshots in the table's current history that hid rows of another replica's copy. */

@@ -137,6 +137,7 @@ class UncleanLeaderElectionTest {
         "the table after the unclean election",
         TierChecks.rowsByPartition(table).getOrDefault(0, List.of()),
         expected);
+    TierChecks.assertNoOrphans(table);
     assertThat(TierChecks.overlapSnapshots(table))
         .as("copies of the new leader that hid the old leader's rows at the same offsets")
         .isNotEmpty();

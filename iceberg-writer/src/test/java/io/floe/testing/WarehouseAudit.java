@@ -38,18 +38,18 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  *       (Iceberg's JdbcCatalog and REST server write the new metadata file first and do not delete
  *       it when the swap fails). It holds no data.
  *   <li>{@link Result#uncommittedSnapshotFiles}: the manifest list {@code
- *       snap-<id>-<n>-<uuid>.avro} of a snapshot the table never had, and the manifests {@code
- *       <uuid>-m<n>.avro} written with it: a snapshot staged in a transaction that was then given
- *       up without being cleaned.
- *   <li>{@link Result#orphans}: anything else (a data, delete or sidecar object, or a manifest of
- *       no known commit).
+ *       snap-<id>-<n>-<uuid>.avro} of a snapshot the table never had, and manifests {@code
+ *       <uuid>-m<n>.avro} no snapshot has: a snapshot staged in a transaction that was then given
+ *       up without being cleaned, or a commit cut short (its broker stopping) after writing a
+ *       manifest. They hold no data.
+ *   <li>{@link Result#orphans}: anything else (a data, delete or sidecar object).
  * </ul>
  */
 public final class WarehouseAudit {
   private static final String SIDECAR_DIR = "/floe/segments/";
   private static final Pattern MANIFEST_LIST =
-      Pattern.compile("metadata/snap-(-?\\d+)-\\d+-([0-9a-f-]{36})\\.avro");
-  private static final Pattern MANIFEST = Pattern.compile("metadata/([0-9a-f-]{36})-m\\d+\\.avro");
+      Pattern.compile("metadata/snap-(-?\\d+)-\\d+-[0-9a-f-]{36}\\.avro");
+  private static final Pattern MANIFEST = Pattern.compile("metadata/[0-9a-f-]{36}-m\\d+\\.avro");
 
   /** What the audit found under one table's location. */
   public record Result(
@@ -120,25 +120,21 @@ public final class WarehouseAudit {
   }
 
   /**
-   * Among {@code unreferenced}, the manifest lists of snapshot ids the table does not have and the
-   * manifests of the same commit (Iceberg names both after the commit's UUID).
+   * Among {@code unreferenced}, the manifest lists of snapshot ids the table does not have and
+   * every manifest (Iceberg writes manifests only for snapshots).
    */
   private static Set<String> uncommittedSnapshotFiles(
       Table table, String root, Set<String> unreferenced) {
     Set<Long> snapshotIds = new TreeSet<>();
     table.snapshots().forEach(s -> snapshotIds.add(s.snapshotId()));
-    Set<String> commitIds = new TreeSet<>();
     Set<String> out = new TreeSet<>();
     for (String location : unreferenced) {
-      Matcher list = MANIFEST_LIST.matcher(location.substring(root.length()));
+      String name = location.substring(root.length());
+      Matcher list = MANIFEST_LIST.matcher(name);
       if (list.matches() && !snapshotIds.contains(Long.parseLong(list.group(1)))) {
         out.add(location);
-        commitIds.add(list.group(2));
-      }
-    }
-    for (String location : unreferenced) {
-      Matcher manifest = MANIFEST.matcher(location.substring(root.length()));
-      if (manifest.matches() && commitIds.contains(manifest.group(1))) {
+      } else if (MANIFEST.matcher(name).matches()) {
+        // Also with no list: a commit cut short between writing the two (its broker stopping).
         out.add(location);
       }
     }
