@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -254,7 +255,14 @@ final class BoundedCalls implements AutoCloseable {
       notifyAll();
     }
 
+    /**
+     * A copy given up does not begin another step: TieredSegments cleans what it wrote, and a
+     * commit it had not begun never begins (its interrupt alone might be swallowed on the way).
+     */
     private synchronized void step(CopyStep next) {
+      if (givenUp) {
+        throw new CancellationException(what + " was given up before " + next.description());
+      }
       step = next;
       waitingFor = next.description();
       stepStartNanos = System.nanoTime();

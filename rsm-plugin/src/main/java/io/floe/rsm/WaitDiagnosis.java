@@ -15,13 +15,15 @@ final class WaitDiagnosis {
   }
 
   static String of(StackTraceElement[] stack) {
-    String resource = "its own work (no wait on a service was found in its stack)";
+    String resource = null;
     for (StackTraceElement frame : stack) {
-      String found = resource(frame.getClassName());
-      if (found != null) {
-        resource = found;
+      resource = resource(frame.getClassName());
+      if (resource != null) {
         break;
       }
+    }
+    if (resource == null) {
+      resource = "its own work (" + innermostOwnFrame(stack) + ")";
     }
     for (StackTraceElement frame : stack) {
       if ((frame.getClassName() + "." + frame.getMethodName()).equals(REFRESH)) {
@@ -33,10 +35,24 @@ final class WaitDiagnosis {
     return resource;
   }
 
+  /** The innermost frame outside the JDK, as {@code Class.method}. */
+  private static String innermostOwnFrame(StackTraceElement[] stack) {
+    for (StackTraceElement frame : stack) {
+      String c = frame.getClassName();
+      if (!c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")) {
+        return "in " + c.substring(c.lastIndexOf('.') + 1) + "." + frame.getMethodName();
+      }
+    }
+    return "no frame outside the JDK";
+  }
+
   private static String resource(String className) {
     if (className.startsWith("software.amazon.awssdk.")
         || className.startsWith("org.apache.iceberg.aws.")) {
       return "an object store (S3) request";
+    }
+    if (className.startsWith("org.apache.iceberg.ClientPoolImpl")) {
+      return "a free connection of the catalog's pool (iceberg.clients; all of them are busy)";
     }
     if (className.startsWith("org.postgresql.")
         || className.startsWith("org.sqlite.")
@@ -50,6 +66,9 @@ final class WaitDiagnosis {
     }
     if (className.startsWith("org.apache.iceberg.util.Tasks")) {
       return "a backoff between retries";
+    }
+    if (className.startsWith("com.github.benmanes.caffeine.")) {
+      return "another call loading the same segment or table";
     }
     if (className.startsWith("io.floe.commit.GroupCommit")) {
       return "a commit of the same table that another copy leads";

@@ -204,6 +204,37 @@ class BoundedCallsTest {
   }
 
   @Test
+  void aCopyGivenUpBeforeItsCommitNeverBeginsIt() throws Exception {
+    // Its work ignores the interrupt (as a blocking socket write does) and tries to go on.
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Throwable> nextStep = new CompletableFuture<>();
+    AtomicBoolean committed = new AtomicBoolean();
+    assertThatThrownBy(
+            () ->
+                calls.copy(
+                    "segment-f",
+                    "copy",
+                    steps -> {
+                      steps.accept(CopyStep.WRITE_SIDECAR);
+                      awaitUninterruptibly(release);
+                      try {
+                        steps.accept(CopyStep.COMMIT);
+                        committed.set(true);
+                      } catch (RuntimeException e) {
+                        nextStep.complete(e);
+                        throw e;
+                      }
+                      return null;
+                    }))
+        .isInstanceOf(CallTimeoutException.class);
+    release.countDown();
+    assertThat(nextStep.get(5, TimeUnit.SECONDS))
+        .isInstanceOf(java.util.concurrent.CancellationException.class)
+        .hasMessageContaining("was given up before committing");
+    assertThat(committed).isFalse();
+  }
+
+  @Test
   void aResultThatArrivesAfterTheCallWasGivenUpIsClosed() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);

@@ -107,9 +107,13 @@ class CopyCancellationTest {
   @Test
   void aCopyPastItsBoundFailsNamingTheKeyAndWhatItWaitedOn() throws Exception {
     Map<String, String> catalog = TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL);
+    Segment first = segment("first", 0, 25);
+    // The table is created without the tight bound: a first copy on a loaded machine may take
+    // longer than a second.
+    try (FloeRemoteStorageManager setup = configured(catalog, 10, 60_000)) {
+      setup.copyLogSegmentData(first.metadata(), first.data());
+    }
     try (FloeRemoteStorageManager rsm = configured(catalog, 9, 1_000)) {
-      Segment first = segment("first", 0, 25);
-      rsm.copyLogSegmentData(first.metadata(), first.data());
       Segment second = segment("second", 25, 15);
       Throwable thrown;
       long ms;
@@ -121,10 +125,11 @@ class CopyCancellationTest {
       assertThat(thrown)
           .isInstanceOf(RetriableRemoteStorageException.class)
           .hasMessageContaining("did not finish within operation.timeout.ms=1000 ms")
-          .hasMessageContaining("while committing the segment")
+          // this instance has yet to load the table: it waits there, or later in the commit
+          .hasMessageMatching(".* while (loading the topic's table|committing the segment) .*")
           .hasMessageContaining("waiting on the catalog's database (JDBC)");
       assertThat(ms).isBetween(1_000L, 1_000L + MARGIN_MS);
-      assertThat(metric(9, "CallLatency", "Count")).isEqualTo(2);
+      assertThat(metric(9, "CallLatency", "Count")).isEqualTo(1);
       assertThat(metric(9, "OperationTimeouts", "Count")).isEqualTo(1);
       assertThat(metric(9, "CopyErrors", "Count")).isEqualTo(1);
 

@@ -45,8 +45,25 @@ class WaitDiagnosisTest {
                     "java.lang.Object.wait",
                     "io.floe.commit.GroupCommit$Waiter.awaitTurnOrResult")))
         .isEqualTo("a commit of the same table that another copy leads");
-    assertThat(WaitDiagnosis.of(stack("io.floe.copy.SegmentWriter.write")))
-        .startsWith("its own work");
+    assertThat(
+            WaitDiagnosis.of(
+                stack(
+                    "java.util.concurrent.ConcurrentHashMap.compute",
+                    "com.github.benmanes.caffeine.cache.BoundedLocalCache.doComputeIfAbsent",
+                    "io.floe.rsm.StorageBackend.open")))
+        .isEqualTo("another call loading the same segment or table");
+    assertThat(
+            WaitDiagnosis.of(
+                stack(
+                    "java.lang.Object.wait",
+                    "org.apache.iceberg.ClientPoolImpl.get",
+                    "org.apache.iceberg.ClientPoolImpl.run",
+                    "org.apache.iceberg.jdbc.JdbcUtil.loadTable")))
+        .startsWith("a free connection of the catalog's pool");
+    assertThat(
+            WaitDiagnosis.of(
+                stack("java.util.zip.Deflater.deflateBytes", "io.floe.copy.SegmentWriter.write")))
+        .isEqualTo("its own work (in SegmentWriter.write)");
   }
 
   private static StackTraceElement[] stack(String... frames) {
