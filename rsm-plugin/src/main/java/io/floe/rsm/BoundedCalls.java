@@ -119,7 +119,7 @@ final class BoundedCalls implements AutoCloseable {
       workers.execute(call::run);
     } catch (RejectedExecutionException e) {
       ended(call);
-      throw new IllegalStateException("FloeRemoteStorageManager is closed", e);
+      throw new CallCancelledException("cancelled: the plugin is closed (the broker is stopping)");
     }
     return call;
   }
@@ -314,7 +314,7 @@ final class BoundedCalls implements AutoCloseable {
             String during = waitingFor;
             giveUp();
             Thread.currentThread().interrupt(); // the broker's to act on
-            throw new CallCancelledException(during);
+            throw CallCancelledException.interrupted(during);
           }
         }
       }

@@ -280,8 +280,8 @@ class BoundedCallsTest {
     assertThat(closing.running()).as("work left running after close").isZero();
     assertThat(running.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
     assertThatThrownBy(() -> closing.call(null, "fetch", "opening", steps -> null))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("closed");
+        .isInstanceOf(CallCancelledException.class)
+        .hasMessageContaining("the plugin is closed");
   }
 
   private static boolean await(CountDownLatch latch) throws InterruptedException {
