@@ -28,11 +28,12 @@ import org.slf4j.LoggerFactory;
  * <p>Past its bound, or when the broker interrupts the calling thread (Kafka cancels a copy when
  * the partition's leadership moves or the broker stops), the call is given up: its work is
  * interrupted, which stops it at its next wait on storage or backoff, and the caller gets {@link
- * CallTimeoutException} or {@link CallCancelledException}. A copy given up before its commit
- * commits nothing and removes its files; one given up inside its commit's catalog swap ends as that
- * swap does, whole or not at all (logged when it ends). A later call on the same segment (Kafka
- * deleting the copy it gave up) waits for the earlier one to end first, within its own bound, so
- * that a late commit and a delete never interleave.
+ * CallTimeoutException} or {@link CallCancelledException}. A copy given up is refused its next
+ * step, so one given up before its commit never begins it and removes its files; one given up
+ * inside its commit's catalog swap ends as that swap does, whole or not at all (logged when it
+ * ends). A later call on the same segment (Kafka deleting the copy it gave up) waits for the
+ * earlier one to end first, within its own bound, so that a late commit and a delete never
+ * interleave.
  */
 final class BoundedCalls implements AutoCloseable {
   // The plugin's log category before its parts had classes of their own: log configs name it.
