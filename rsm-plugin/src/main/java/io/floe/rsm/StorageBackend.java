@@ -6,7 +6,6 @@ import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
-import io.floe.tier.CopyStep;
 import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
@@ -16,7 +15,6 @@ import io.floe.tier.TopicTables;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Map;
-import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.config.ConfigException;
@@ -145,8 +143,8 @@ final class StorageBackend implements AutoCloseable {
     return redactor;
   }
 
-  CopyResult copy(SegmentKey key, SegmentFiles files, Consumer<CopyStep> steps) {
-    return segments.copy(key, files, steps);
+  CopyResult copy(SegmentKey key, SegmentFiles files) {
+    return segments.copy(key, files);
   }
 
   /** The stored segment, opened once and kept in the cache for the fetches that follow. */
