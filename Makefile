@@ -29,7 +29,7 @@ bench:
 # Installable plugin: dist/floe-<version>/ (floe-rsm-plugin's jar + its runtime dependencies, no Kafka or slf4j
 # jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*.
 # The jar set is e2e-install/floe-dist's (copy-dependencies of floe-rsm-plugin), the same folder that
-# e2e-install's ChildProcessBrokerTest loads into Kafka 4.4.0 and 4.1.2 brokers, so what ships is what CI tested.
+# e2e-install's ChildProcessBrokerTest loads into Kafka 4.4.0, 4.1.2 and 3.9.2 brokers, so what ships is what CI tested.
 VERSION := $(shell sed -n 's:.*<version>\(.*\)</version>.*:\1:p' pom.xml | head -1)
 DIST := dist/floe-$(VERSION)
 .PHONY: dist

@@ -6,6 +6,7 @@ import io.floe.fetch.StoredSegment;
 import io.floe.layout.TopicTableOptions;
 import io.floe.manifest.BatchDirectory;
 import io.floe.testing.TestCatalogs;
+import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import io.floe.tier.TieredSegments;
@@ -205,7 +206,7 @@ public final class FloeBench {
       try (StoredSegment stored = segments.open(key)) {
         catchUp(stored);
       }
-      segments.delete(key, true);
+      segments.delete(key, true, DeleteReason.EXPIRED);
       Files.delete(log);
     }
   }

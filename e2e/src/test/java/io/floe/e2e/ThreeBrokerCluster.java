@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServer;
 import kafka.server.BrokerServer;
@@ -19,6 +20,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.metadata.LeaderAndIsr;
 import org.apache.kafka.server.log.remote.storage.RemoteLogManager;
 import org.apache.kafka.storage.internals.checkpoint.CleanShutdownFileHandler;
 
@@ -173,7 +175,35 @@ final class ThreeBrokerCluster implements AutoCloseable {
   /** Starts a stopped broker again on its log directories and waits until it is unfenced. */
   void restart(int id) throws Exception {
     broker(id).startup();
-    kit.waitForReadyBrokers();
+    // Not kit.waitForReadyBrokers(): it waits for all three, and another may be stopped.
+    broker(id).lifecycleManager().initialUnfenceFuture().get(2, TimeUnit.MINUTES);
+  }
+
+  /**
+   * How many times the partitions of a topic created at leader epoch 0 have changed leader since,
+   * the ones the test made and the ones the controller made on its own (a broker whose heartbeats
+   * came late on a loaded machine is fenced and loses its leaders): the sum of the partitions'
+   * leader epochs, as the running brokers know them.
+   */
+  int leaderMoves(String topic, int partitions) {
+    int moves = 0;
+    for (int p = 0; p < partitions; p++) {
+      int epoch = 0;
+      for (int id : BROKERS) {
+        if (!broker(id).isShutdown()) {
+          epoch =
+              Math.max(
+                  epoch,
+                  broker(id)
+                      .metadataCache()
+                      .getLeaderAndIsr(topic, p)
+                      .map(LeaderAndIsr::leaderEpoch)
+                      .orElse(0));
+        }
+      }
+      moves += epoch;
+    }
+    return moves;
   }
 
   /**

@@ -60,7 +60,7 @@ final class TieredTopic {
       long end,
       String segmentId,
       long addedRecords,
-      int replacedFiles) {}
+      int overlappedFiles) {}
 
   final String name;
   final TopicPartition tp;
@@ -276,7 +276,7 @@ final class TieredTopic {
                 Long.parseLong(summary.get(SegmentSummary.END_OFFSET)),
                 summary.get(SegmentSummary.SEGMENT_ID),
                 Long.parseLong(summary.getOrDefault("added-records", "0")),
-                Integer.parseInt(summary.getOrDefault(SegmentSummary.REPLACED_FILES, "0"))));
+                Integer.parseInt(summary.getOrDefault(SegmentSummary.OVERLAPPED_FILES, "0"))));
       }
     }
     return out;
@@ -286,8 +286,8 @@ final class TieredTopic {
    * The table holds every offset 0..{@code through} exactly once, with the key and value Kafka
    * serves, and the copy snapshots cover the offsets end to end, each with all of its segment's
    * records. A segment Kafka copied again (it lost track of a finished copy, say in a restart) must
-   * replace the earlier copy's files in the same snapshot; with {@code noRecopy}, no segment may
-   * have been copied twice at all.
+   * hide the earlier copy's rows in the same snapshot; with {@code noRecopy}, no segment may have
+   * been copied twice at all.
    */
   void assertTableHoldsEachRecordOnce(Table table, long through, boolean noRecopy)
       throws Exception {
@@ -299,7 +299,7 @@ final class TieredTopic {
       if (earlier != null) {
         assertThat(noRecopy).as("%s copied again in %s (copies %s)", earlier, c, copies).isFalse();
         assertThat(c.end()).as("end of the copy again of %s", earlier).isEqualTo(earlier.end());
-        assertThat(c.replacedFiles()).as("files %s replaced", c).isPositive();
+        assertThat(c.overlappedFiles()).as("files of the earlier copy %s hid", c).isPositive();
       }
     }
     long next = 0;

@@ -4,8 +4,10 @@ import io.floe.copy.Leftovers;
 import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.layout.TopicTableLayout;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -41,9 +43,11 @@ import org.slf4j.LoggerFactory;
  * planner needs (the committed boundaries, Kafka's offsets), carries the plan out (reads Kafka,
  * writes and appends head files), maps Kafka failures to answers, and retires superseded heads:
  * their files are deleted after {@code head.cache-ttl-ms} (so a query still reading them can
- * finish), those of a head not queried for {@code head.idle-ttl-ms} too.
+ * finish), those of a head not queried for {@code head.idle-ttl-ms} too. Head files go to a folder
+ * of this process under each table's scratch root ({@link ScratchFolders}); what head views that
+ * are gone left under those roots is deleted in the background ({@link LeftoverHeads}).
  */
-final class HeadView implements AutoCloseable {
+final class HeadView {
   private static final Logger LOG = LoggerFactory.getLogger(HeadView.class);
   static final String SUMMARY_HEAD = "floe.head";
   static final String SUMMARY_HEAD_OFFSETS = "floe.head-offsets";
@@ -54,6 +58,8 @@ final class HeadView implements AutoCloseable {
   private final HeadViewConfig config;
   private final Map<TableIdentifier, TableHead> heads = new ConcurrentHashMap<>();
   private final RetiredHeads retired = new RetiredHeads();
+  private final ScratchFolders folders;
+  private final LeftoverHeads leftovers;
   private final ScheduledExecutorService sweeper;
 
   HeadView(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
@@ -61,6 +67,8 @@ final class HeadView implements AutoCloseable {
     this.untiered = new UntieredTopics(catalog, kafka, config);
     this.kafka = kafka;
     this.config = config;
+    this.folders = new ScratchFolders(config.leftoverAgeMs());
+    this.leftovers = new LeftoverHeads(folders.instanceId(), config.leftoverAgeMs());
     this.sweeper =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -69,8 +77,20 @@ final class HeadView implements AutoCloseable {
               return t;
             });
     long period =
-        Math.max(500, Math.min(60_000, Math.min(config.cacheTtlMs(), config.idleTtlMs()) / 2));
-    sweeper.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+        Math.max(
+            500,
+            Math.min(
+                Math.min(60_000, config.leftoverAgeMs() / 8),
+                Math.min(config.cacheTtlMs(), config.idleTtlMs()) / 2));
+    sweeper.scheduleWithFixedDelay(this::sweepQuietly, period, period, TimeUnit.MILLISECONDS);
+    LOG.info(
+        "Head view instance {}: head files go to {}/{}/",
+        folders.instanceId(),
+        config.scratchLocation() == null
+            ? "<table location>/floe-head"
+            : config.scratchLocation() + "/<table uuid>",
+        folders.instanceId());
+    leftovers.scanAtStart(catalog, config.namespace(), this::scratchRoot);
   }
 
   LoadTableResponse loadTable(TableIdentifier id) {
@@ -117,7 +137,7 @@ final class HeadView implements AutoCloseable {
   private final class TableHead {
     private final TableIdentifier id;
     private final SnapshotBoundaries boundaries = new SnapshotBoundaries();
-    private BuiltHead built;
+    private volatile BuiltHead built;
     private volatile long lastUsedNanos = System.nanoTime();
 
     TableHead(TableIdentifier id) {
@@ -127,6 +147,11 @@ final class HeadView implements AutoCloseable {
     TableMetadata load(Table table, TableMetadata base, String topic, LoadTimings timings) {
       long started = System.nanoTime();
       lastUsedNanos = started;
+      if (built != null && folders.lapsed(built.ops().folder())) {
+        // Other head views may take its files for leftovers: serve a new head instead.
+        retire(built);
+        built = null;
+      }
       Map<Integer, Long> committedEnds = boundaries.of(table, base);
       timings.mark("bounds");
       try {
@@ -199,6 +224,10 @@ final class HeadView implements AutoCloseable {
     /** A fresh view on {@code base}; the old head is retired, without the files carried over. */
     private void rebuild(
         Table table, TableMetadata base, String topic, HeadPlan plan, LoadTimings timings) {
+      String root = scratchRoot(base);
+      String folder = folders.folderUnder(root);
+      leftovers.scanOnce(table.io(), root);
+      folders.claim(folder, table.io());
       BuiltHead old = built;
       built = null;
       BuiltHead fresh =
@@ -208,7 +237,9 @@ final class HeadView implements AutoCloseable {
               plan.from(),
               Map.of(),
               new ViewOperations(
-                  HeadWriter.withUnpartitionedSpec(base), table.io(), scratchFor(base)),
+                  HeadWriter.withUnpartitionedSpec(base),
+                  table.io(),
+                  folder + "/" + UUID.randomUUID()),
               List.of());
       try {
         built = append(topic, fresh, plan, timings);
@@ -277,16 +308,19 @@ final class HeadView implements AutoCloseable {
     }
   }
 
-  private String scratchFor(TableMetadata base) {
-    String id = UUID.randomUUID().toString();
+  /**
+   * Where the head files of a table go, every process in a folder of its own: {@code <table
+   * location>/floe-head}, or {@code <head.scratch-location>/<table uuid>}.
+   */
+  private String scratchRoot(TableMetadata base) {
     if (config.scratchLocation() == null) {
       String location =
           base.location().endsWith("/")
               ? base.location().substring(0, base.location().length() - 1)
               : base.location();
-      return location + "/floe-head/" + id;
+      return location + "/floe-head";
     }
-    return config.scratchLocation() + "/" + base.uuid() + "/" + id;
+    return config.scratchLocation() + "/" + base.uuid();
   }
 
   private void retire(BuiltHead head) {
@@ -296,11 +330,28 @@ final class HeadView implements AutoCloseable {
     }
   }
 
-  /** Deletes superseded heads whose grace time is over, and heads not used for the idle TTL. */
+  /** A periodic task that throws is never run again: the markers must go on being rewritten. */
+  private void sweepQuietly() {
+    try {
+      sweep();
+    } catch (RuntimeException e) {
+      LOG.warn("Sweeping heads failed (trying again later)", e);
+    }
+  }
+
+  /**
+   * Rewrites the markers of this process's folders in use; deletes superseded heads whose grace
+   * time is over, and heads not used for the idle TTL.
+   */
   void sweep() {
     long now = System.nanoTime();
     long ttl = TimeUnit.MILLISECONDS.toNanos(config.idleTtlMs());
+    Set<String> inUse = new HashSet<>();
     for (TableHead h : heads.values()) {
+      BuiltHead current = h.built;
+      if (current != null) {
+        inUse.add(current.ops().folder());
+      }
       if (now - h.lastUsedNanos > ttl) {
         synchronized (h) {
           if (h.built != null && now - h.lastUsedNanos > ttl) {
@@ -311,20 +362,28 @@ final class HeadView implements AutoCloseable {
         }
       }
     }
+    retired.addFoldersTo(inUse);
+    folders.refresh(inUse);
     retired.deleteDue(now);
   }
 
-  @Override
-  public void close() {
+  /**
+   * Stops serving and background work, and hands over what is left to delete: every head still held
+   * (current and superseded) and this process's folders.
+   */
+  StopCleanup stop() {
     sweeper.shutdownNow();
+    leftovers.close();
+    List<BuiltHead> all = new ArrayList<>();
     for (TableHead h : heads.values()) {
       synchronized (h) {
         if (h.built != null) {
-          retire(h.built);
+          all.add(h.built);
           h.built = null;
         }
       }
     }
-    retired.deleteAll();
+    all.addAll(retired.drain());
+    return new StopCleanup(all, folders.release(), config.leftoverAgeMs());
   }
 }

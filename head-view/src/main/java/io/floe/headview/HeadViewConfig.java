@@ -56,8 +56,10 @@ public final class HeadViewConfig extends AbstractConfig {
 
   public static final String SCRATCH_LOCATION_CONFIG = "head.scratch-location";
   static final String SCRATCH_LOCATION_DOC =
-      "Where head files go: unset, {table location}/floe-head/{uuid}/; set, {value}/{table uuid}/{uuid}/."
-          + " Must be readable by the engines and writable through the table's FileIO.";
+      "Where head files go: unset, {table location}/floe-head/{instance}/{uuid}/; set,"
+          + " {value}/{table uuid}/{instance}/{uuid}/, where {instance} is an id of its own for each"
+          + " head-view process. Must be readable by the engines, writable through the table's"
+          + " FileIO, and hold nothing else: head views delete what stopped ones left there.";
 
   public static final String CACHE_TTL_MS_CONFIG = "head.cache-ttl-ms";
   public static final long DEFAULT_CACHE_TTL_MS = 600_000L;
@@ -84,6 +86,29 @@ public final class HeadViewConfig extends AbstractConfig {
   static final String ON_KAFKA_ERROR_DOC =
       "What loadTable does when Kafka cannot be read: 'fail' answers 503 naming the topic;"
           + " 'committed' serves the committed snapshot only (logged as a warning).";
+
+  public static final String LEFTOVER_AGE_MS_CONFIG = "head.leftover-age-ms";
+  public static final long DEFAULT_LEFTOVER_AGE_MS = 600_000L;
+  static final long MIN_LEFTOVER_AGE_MS = 2_000L;
+  static final String LEFTOVER_AGE_MS_DOC =
+      "Each head-view process writes head files to a folder of its own under a table's scratch"
+          + " root and rewrites a marker there every quarter of this while it runs. A folder of"
+          + " another process in which nothing was written for this long was left by a head view"
+          + " that is gone (killed, or stopped while the object store failed): it is deleted, at"
+          + " start for every topic table of table.namespace and for any other table when first"
+          + " served. Keep it above the longest object-store outage and the clock skew between"
+          + " hosts.";
+
+  public static final String SHUTDOWN_TIMEOUT_MS_CONFIG = "shutdown.timeout.ms";
+  public static final long DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000L;
+  static final long MAX_SHUTDOWN_TIMEOUT_MS = 600_000L;
+  static final String SHUTDOWN_TIMEOUT_MS_DOC =
+      "Bound on stopping (SIGTERM or close): closing the listener, deleting this process's head"
+          + " files (each object-store request tried once), closing the Kafka clients and the"
+          + " catalog. What is not deleted within it, or when the object store fails, is logged"
+          + " (folder and count) and deleted later by a head view that starts (see "
+          + "head.leftover-age-ms). 0: delete nothing on stop. Keep it below the time a container"
+          + " runtime waits before it kills (30 s by default).";
 
   public static final String ICEBERG_PREFIX = CatalogConfig.ICEBERG_PREFIX;
   public static final String KAFKA_PREFIX = "kafka.";
@@ -123,7 +148,9 @@ public final class HeadViewConfig extends AbstractConfig {
           SCRATCH_LOCATION_CONFIG,
           CACHE_TTL_MS_CONFIG,
           IDLE_TTL_MS_CONFIG,
-          KAFKA_TIMEOUT_MS_CONFIG);
+          KAFKA_TIMEOUT_MS_CONFIG,
+          LEFTOVER_AGE_MS_CONFIG,
+          SHUTDOWN_TIMEOUT_MS_CONFIG);
 
   private final CatalogConfig catalog;
 
@@ -162,7 +189,7 @@ public final class HeadViewConfig extends AbstractConfig {
         "The plugin's value: a tiered topic that has no table yet is served there as the table the"
             + " plugin will create.");
     CatalogConfig.defineCatalog(def);
-    return def.define(
+    def.define(
             KAFKA_BOOTSTRAP_SERVERS_CONFIG,
             Type.STRING,
             ConfigDef.NO_DEFAULT_VALUE,
@@ -204,6 +231,25 @@ public final class HeadViewConfig extends AbstractConfig {
             ConfigDef.CaseInsensitiveValidString.in("fail", "committed"),
             Importance.MEDIUM,
             ON_KAFKA_ERROR_DOC);
+    return defineLifecycle(def);
+  }
+
+  /** What happens to head files when a process stops, and after. */
+  private static ConfigDef defineLifecycle(ConfigDef def) {
+    return def.define(
+            LEFTOVER_AGE_MS_CONFIG,
+            Type.LONG,
+            DEFAULT_LEFTOVER_AGE_MS,
+            ConfigDef.Range.atLeast(MIN_LEFTOVER_AGE_MS),
+            Importance.LOW,
+            LEFTOVER_AGE_MS_DOC)
+        .define(
+            SHUTDOWN_TIMEOUT_MS_CONFIG,
+            Type.LONG,
+            DEFAULT_SHUTDOWN_TIMEOUT_MS,
+            ConfigDef.Range.between(0L, MAX_SHUTDOWN_TIMEOUT_MS),
+            Importance.MEDIUM,
+            SHUTDOWN_TIMEOUT_MS_DOC);
   }
 
   private static Map<String, String> prefixDocs() {
@@ -317,6 +363,16 @@ public final class HeadViewConfig extends AbstractConfig {
     return getLong(KAFKA_TIMEOUT_MS_CONFIG);
   }
 
+  /** Age after which another process's head-file folder with nothing new is taken for leftovers. */
+  public long leftoverAgeMs() {
+    return getLong(LEFTOVER_AGE_MS_CONFIG);
+  }
+
+  /** Bound on stopping the service. */
+  public long shutdownTimeoutMs() {
+    return getLong(SHUTDOWN_TIMEOUT_MS_CONFIG);
+  }
+
   public OnKafkaError onKafkaError() {
     return OnKafkaError.valueOf(getString(ON_KAFKA_ERROR_CONFIG).toUpperCase(Locale.ROOT));
   }
@@ -375,6 +431,10 @@ public final class HeadViewConfig extends AbstractConfig {
         + kafkaTimeoutMs()
         + ", onKafkaError="
         + onKafkaError()
+        + ", leftoverAgeMs="
+        + leftoverAgeMs()
+        + ", shutdownTimeoutMs="
+        + shutdownTimeoutMs()
         + "}";
   }
 }

@@ -16,7 +16,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
@@ -50,6 +53,8 @@ public final class HeadViewServer implements AutoCloseable {
   private final HttpServer http;
   private final ExecutorService executor;
   private final byte[] tokenBytes;
+  private final long shutdownTimeoutMs;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private HeadViewServer(HeadViewConfig config, Catalog catalog) throws IOException {
     this.catalog = catalog;
@@ -59,6 +64,7 @@ public final class HeadViewServer implements AutoCloseable {
         new HeadViewRoutes(catalog, view, config.clientDefaults(), config.catalogDescription());
     this.tokenBytes =
         config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
+    this.shutdownTimeoutMs = config.shutdownTimeoutMs();
     AtomicInteger n = new AtomicInteger();
     this.executor =
         Executors.newFixedThreadPool(
@@ -195,13 +201,68 @@ public final class HeadViewServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops within {@code shutdown.timeout.ms}: stops listening, then on a thread of its own deletes
+   * this process's head files (each object-store request tried once, see {@link StopFileIO}),
+   * closes the Kafka clients and the catalog. Whatever is not done when the bound is over is left
+   * to the JVM's exit, and the head files not deleted are logged with their folders; a head view
+   * started later deletes them (see {@link LeftoverHeads}).
+   */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    long started = System.nanoTime();
+    long bound = TimeUnit.MILLISECONDS.toNanos(shutdownTimeoutMs);
     http.stop(0);
     executor.shutdownNow();
-    view.close();
-    kafka.close();
-    closeQuietly(catalog);
+    StopCleanup cleanup = view.stop();
+    LOG.info(
+        "Stopping the head view (shutdown.timeout.ms={}): deleting {} head objects in {} folder(s),"
+            + " then closing the Kafka clients and the catalog",
+        shutdownTimeoutMs,
+        cleanup.objects(),
+        cleanup.folders());
+    // Each delete request is bounded (connecting, then the answer), and the last one started
+    // must end before the bound: S3FileIO's delete pool holds up the JVM's exit until it does.
+    long requestMs = Math.max(100, Math.min(2_000, shutdownTimeoutMs / 5));
+    long deletesUntil = started + bound - TimeUnit.MILLISECONDS.toNanos(2 * requestMs);
+    AtomicReference<String> step = new AtomicReference<>("deleting head files");
+    Thread stopper =
+        new Thread(
+            () -> {
+              if (shutdownTimeoutMs > 0) {
+                cleanup.run(deletesUntil, requestMs);
+              }
+              cleanup.logOutcome(elapsedMs(started));
+              step.set("closing the Kafka clients");
+              kafka.close();
+              step.set("closing the catalog");
+              closeQuietly(catalog);
+            },
+            "floe-head-view-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+    try {
+      stopper.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(started + bound - System.nanoTime())));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (stopper.isAlive()) {
+      String behind = cleanup.leftBehind();
+      LOG.warn(
+          "shutdown.timeout.ms ({} ms) is over while {}: stopping anyway{}",
+          shutdownTimeoutMs,
+          step.get(),
+          behind == null ? "" : "; " + behind);
+    } else {
+      LOG.info("Head view stopped in {} ms", elapsedMs(started));
+    }
+  }
+
+  private static long elapsedMs(long startedNanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
   }
 
   private static void closeQuietly(Catalog catalog) {

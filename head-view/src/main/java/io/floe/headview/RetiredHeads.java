@@ -1,11 +1,8 @@
 package io.floe.headview;
 
-import io.floe.copy.Leftovers;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.io.FileIO;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,51 +38,42 @@ final class RetiredHeads {
     due.forEach(r -> delete(r.head()));
   }
 
-  /** Deletes every head kept, due or not. */
-  void deleteAll() {
-    List<Retired> all;
-    synchronized (this) {
-      all = new ArrayList<>(retired);
-      retired.clear();
-    }
-    all.forEach(r -> delete(r.head()));
+  /** Every head kept, due or not, no longer kept: the caller deletes them. */
+  synchronized List<BuiltHead> drain() {
+    List<BuiltHead> all = new ArrayList<>();
+    retired.forEach(r -> all.add(r.head()));
+    retired.clear();
+    return all;
+  }
+
+  /** Adds the folders of the heads kept to {@code folders}. */
+  synchronized void addFoldersTo(Set<String> folders) {
+    retired.forEach(r -> folders.add(r.head().ops().folder()));
   }
 
   /**
-   * Every file a head wrote: data files, its manifests and manifest lists, its metadata JSON files.
+   * Every file a head wrote: its data files, its manifests and manifest lists, its metadata JSON
+   * files (known without reading anything, see {@link ViewOperations}).
    */
-  private static List<String> filesOf(ViewOperations ops, List<String> dataFiles) {
-    List<String> out = new ArrayList<>(dataFiles);
-    FileIO io = ops.io();
-    // Only the head's own snapshots (the committed ones belong to the real table); compared by
-    // snapshot id, not by location prefix, since a FileIO may normalize locations (Hadoop turns
-    // file:/// into file:/).
-    for (Snapshot s : ops.current().snapshots()) {
-      if ("true".equals(s.summary().get(HeadView.SUMMARY_HEAD))
-          && s.manifestListLocation() != null) {
-        for (ManifestFile m : s.allManifests(io)) {
-          if (m.snapshotId() != null
-              && m.snapshotId() == s.snapshotId()
-              && !out.contains(m.path())) {
-            out.add(m.path());
-          }
-        }
-        out.add(s.manifestListLocation());
-      }
-    }
-    out.addAll(ops.metadataFiles());
+  static List<String> filesOf(BuiltHead head) {
+    List<String> out = new ArrayList<>(head.dataFileLocations());
+    out.addAll(head.ops().metadataFiles());
     return out;
   }
 
   private static void delete(BuiltHead head) {
-    List<String> files;
-    try {
-      files = filesOf(head.ops(), head.dataFileLocations());
-    } catch (RuntimeException e) {
-      LOG.warn("Could not list the files of head {}: {}", head.ops().scratch(), e.toString());
-      files = head.dataFileLocations();
+    List<String> files = filesOf(head);
+    HeadFileDeletes.Outcome out = HeadFileDeletes.deleteAll(head.ops().io(), files);
+    if (out.left() > 0) {
+      LOG.warn(
+          "Could not delete {} of the {} files of head {} (deleted with its folder once this"
+              + " process is gone): {}",
+          out.left(),
+          files.size(),
+          head.ops().scratch(),
+          String.valueOf(out.failure()));
+    } else {
+      LOG.debug("Deleted head {} ({} files)", head.ops().scratch(), files.size());
     }
-    Leftovers.delete(head.ops().io(), files);
-    LOG.debug("Deleted head {} ({} files)", head.ops().scratch(), files.size());
   }
 }

@@ -1,7 +1,8 @@
 package io.floe.headview;
 
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
@@ -16,11 +17,14 @@ import org.apache.iceberg.io.LocationProvider;
  * Table operations of a head view: they start from the real table's metadata and "commit" only in
  * memory. Every file a commit writes (data files, manifests, manifest lists, metadata JSON) goes
  * under the scratch prefix, through the real table's FileIO; the real catalog is never called.
+ * Iceberg asks {@link #metadataFileLocation} for every manifest, manifest list and metadata JSON it
+ * writes, so the locations handed out there are the head's metadata files: they are deleted with
+ * the head without reading anything back (the object store may be down by then).
  */
 final class ViewOperations implements TableOperations {
   private final FileIO io;
   private final String scratch;
-  private final List<String> metadataFiles = new ArrayList<>();
+  private final Set<String> metadataFiles = new LinkedHashSet<>();
   private TableMetadata current;
   private int version;
 
@@ -34,7 +38,12 @@ final class ViewOperations implements TableOperations {
     return scratch;
   }
 
-  /** Metadata JSON files written so far (for cleanup). */
+  /** The folder of this process's heads that holds this head (see {@link ScratchFolders}). */
+  String folder() {
+    return scratch.substring(0, scratch.lastIndexOf('/'));
+  }
+
+  /** Manifests, manifest lists and metadata JSON files written so far (for cleanup). */
   synchronized List<String> metadataFiles() {
     return List.copyOf(metadataFiles);
   }
@@ -58,7 +67,6 @@ final class ViewOperations implements TableOperations {
     String location =
         metadataFileLocation(String.format("%05d-%s.metadata.json", version, UUID.randomUUID()));
     TableMetadataParser.write(metadata, io.newOutputFile(location));
-    metadataFiles.add(location);
     current =
         TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
   }
@@ -69,8 +77,10 @@ final class ViewOperations implements TableOperations {
   }
 
   @Override
-  public String metadataFileLocation(String fileName) {
-    return scratch + "/metadata/" + fileName;
+  public synchronized String metadataFileLocation(String fileName) {
+    String location = scratch + "/metadata/" + fileName;
+    metadataFiles.add(location);
+    return location;
   }
 
   @Override

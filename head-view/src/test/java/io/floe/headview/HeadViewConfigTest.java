@@ -50,6 +50,10 @@ class HeadViewConfigTest {
     assertThat(config.idleTtlMs()).isEqualTo(600_000L);
     assertThat(config.kafkaTimeoutMs()).isEqualTo(30_000L);
     assertThat(config.onKafkaError()).isEqualTo(HeadViewConfig.OnKafkaError.FAIL);
+    assertThat(config.leftoverAgeMs()).isEqualTo(600_000L);
+    assertThat(config.shutdownTimeoutMs())
+        .as("well under the 30 s a container runtime waits before it kills")
+        .isEqualTo(10_000L);
     assertThat(config.headWriteProperties()).isEqualTo(HeadViewConfig.HEAD_WRITE_DEFAULTS);
     assertThat(config.catalogProperties())
         .containsExactly(
@@ -74,6 +78,8 @@ class HeadViewConfigTest {
     props.put("head.cache-ttl-ms", "0");
     props.put("head.kafka-timeout-ms", "5000");
     props.put("head.on-kafka-error", " Committed ");
+    props.put("head.leftover-age-ms", "60000");
+    props.put("shutdown.timeout.ms", "0");
     props.put("head.write.parquet.compression-codec", "snappy");
     props.put("kafka.security.protocol", "SSL");
     props.put("client.s3.endpoint", "http://127.0.0.1:9000");
@@ -93,6 +99,8 @@ class HeadViewConfigTest {
         .isEqualTo(1000);
     assertThat(config.kafkaTimeoutMs()).isEqualTo(5000);
     assertThat(config.onKafkaError()).isEqualTo(HeadViewConfig.OnKafkaError.COMMITTED);
+    assertThat(config.leftoverAgeMs()).isEqualTo(60_000L);
+    assertThat(config.shutdownTimeoutMs()).isZero();
     assertThat(config.headWriteProperties())
         .containsEntry("write.parquet.compression-codec", "snappy")
         .containsEntry("write.parquet.compression-level", "1");
@@ -119,7 +127,9 @@ class HeadViewConfigTest {
           "head.scratch-location",
           "head.cache-ttl-ms",
           "head.idle-ttl-ms",
-          "head.kafka-timeout-ms"
+          "head.kafka-timeout-ms",
+          "head.leftover-age-ms",
+          "shutdown.timeout.ms"
         }) {
       props.put(key, "  ");
     }
@@ -131,6 +141,8 @@ class HeadViewConfigTest {
     assertThat(config.cacheTtlMs()).isEqualTo(600_000L);
     assertThat(config.idleTtlMs()).isEqualTo(600_000L);
     assertThat(config.kafkaTimeoutMs()).isEqualTo(30_000L);
+    assertThat(config.leftoverAgeMs()).isEqualTo(600_000L);
+    assertThat(config.shutdownTimeoutMs()).isEqualTo(10_000L);
   }
 
   @ParameterizedTest
@@ -145,6 +157,11 @@ class HeadViewConfigTest {
     "head.idle-ttl-ms, 999",
     "head.kafka-timeout-ms, 0",
     "head.on-kafka-error, retry",
+    "head.leftover-age-ms, 1999",
+    "head.leftover-age-ms, -1",
+    "shutdown.timeout.ms, -1",
+    "shutdown.timeout.ms, 600001",
+    "shutdown.timeout.ms, 10s",
     "head.on-kafka-error, ''",
     "catalog.name, ''",
     "table.namespace, ''",

@@ -2,7 +2,6 @@ package io.floe.commit;
 
 import io.floe.commit.CommittedFiles.LiveFile;
 import io.floe.copy.AbortedTransaction;
-import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
 import io.floe.format.OffsetRange;
@@ -11,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
 
 /**
  * Plans the commit of a written segment against the table's committed files: which files of an
@@ -30,15 +28,14 @@ final class CommitPlanner {
    * The plan for {@code segment}. {@code aborted} is the segment's transaction index: entries whose
    * first offset lies before the segment hide rows in the earlier files that hold them.
    *
-   * <p>A committed file that the segment covers whole is an earlier copy of the same offsets (a
-   * retry under another segment id): it is replaced. A file the segment covers only in part is the
-   * copy of another replica's segment, rolled at other offsets (every leader change produces one):
-   * its rows inside the segment are hidden, so the table keeps each offset once, from the copy
-   * Kafka made last; the file itself stays, since its own segment is still served from it.
+   * <p>Every committed file holding offsets of the segment is another copy of them: an earlier
+   * attempt of this segment (Kafka retries a copy under a new segment id), another replica's
+   * segment rolled at other offsets (every leader change produces one), or a demoted leader's copy
+   * that committed late. Its rows inside the segment are hidden, never its file removed, so the
+   * table keeps each offset once, from the copy made last, and the file stays for as long as Kafka
+   * serves its own segment from it; deleting that segment (or this one) sorts it out.
    */
   CommitPlan plan(WrittenSegment segment, List<AbortedTransaction> aborted) {
-    List<DataFile> removedFiles = new ArrayList<>();
-    List<DeleteFile> removedDeletes = new ArrayList<>();
     List<RowRange> overlappedRows = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     OffsetRange offsets = new OffsetRange(segment.baseOffset(), segment.lastOffset());
@@ -50,12 +47,8 @@ final class CommitPlanner {
         }
         OffsetRange held = files.boundsOf(file);
         if (held != null && offsets.contains(held)) {
-          removedFiles.add(file);
-          for (DeleteFile deletes : live.deletes()) {
-            if (PositionDeletes.referencesOnly(deletes, file.location())) {
-              removedDeletes.add(deletes);
-            }
-          }
+          overlappedRows.add(
+              new RowRange(file.location(), file.partition(), 0, file.recordCount()));
         } else {
           Runs runs =
               new Runs(file, (offset, producerId) -> offsets.contains(offset), overlappedRows);
@@ -64,18 +57,12 @@ final class CommitPlanner {
         }
       }
     }
-    Set<String> replaced = new HashSet<>();
-    removedFiles.forEach(f -> replaced.add(f.location()));
-    return new CommitPlan(
-        removedFiles,
-        removedDeletes,
-        earlierAbortedRows(segment, aborted, replaced),
-        overlappedRows);
+    return new CommitPlan(earlierAbortedRows(segment, aborted), overlappedRows);
   }
 
-  /** Rows before the segment, in files it does not replace, of transactions it aborts. */
+  /** Rows before the segment of transactions it aborts. */
   private List<RowRange> earlierAbortedRows(
-      WrittenSegment segment, List<AbortedTransaction> aborted, Set<String> replaced) {
+      WrittenSegment segment, List<AbortedTransaction> aborted) {
     List<RowRange> ranges = new ArrayList<>();
     for (AbortedTransaction txn : aborted) {
       if (txn.firstOffset() >= segment.baseOffset()) {
@@ -83,16 +70,14 @@ final class CommitPlanner {
       }
       long to = Math.min(txn.lastOffset(), segment.baseOffset() - 1);
       for (LiveFile live : files.inRange(segment.partition(), txn.firstOffset(), to)) {
-        if (!replaced.contains(live.file().location())) {
-          Runs runs =
-              new Runs(
-                  live.file(),
-                  (offset, producerId) ->
-                      offset >= txn.firstOffset() && offset <= to && producerId == txn.producerId(),
-                  ranges);
-          files.readRows(live.file(), runs);
-          runs.finish();
-        }
+        Runs runs =
+            new Runs(
+                live.file(),
+                (offset, producerId) ->
+                    offset >= txn.firstOffset() && offset <= to && producerId == txn.producerId(),
+                ranges);
+        files.readRows(live.file(), runs);
+        runs.finish();
       }
     }
     return ranges;

@@ -1,6 +1,7 @@
 package io.floe.commit;
 
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.iceberg.DeleteFile;
 
@@ -23,15 +24,16 @@ public final class OverlapDeletes {
   }
 
   /**
-   * Whether {@code deletes} hides rows that segment {@code segmentId} overlapped. The segment id is
+   * Which delete files hide rows that segment {@code segmentId} overlapped. The segment id is
    * matched whole (followed by the random UUID of {@link #operationId}), so that an id that is a
    * prefix of another never claims the other's files.
    */
-  public static boolean writtenFor(DeleteFile deletes, String segmentId) {
-    String location = deletes.location();
-    String name = location.substring(location.lastIndexOf('/') + 1);
-    return Pattern.compile("-" + PREFIX + Pattern.quote(segmentId) + "-" + UUID_PATTERN + "-")
-        .matcher(name)
-        .find();
+  public static Predicate<DeleteFile> writtenFor(String segmentId) {
+    Pattern name =
+        Pattern.compile("-" + PREFIX + Pattern.quote(segmentId) + "-" + UUID_PATTERN + "-");
+    return deletes -> {
+      String location = deletes.location();
+      return name.matcher(location.substring(location.lastIndexOf('/') + 1)).find();
+    };
   }
 }

@@ -5,7 +5,6 @@ import io.floe.copy.Leftovers;
 import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
-import io.floe.format.OffsetRange;
 import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableLayout;
 import java.util.ArrayList;
@@ -32,15 +31,15 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Commits a written segment as one Iceberg snapshot. In the same commit it removes the files of any
- * earlier copy of the same offsets (Kafka retries a copy under a new segment id), so a retry never
- * duplicates rows; hides the rows inside the segment of other replicas' copies it overlaps only in
- * part (after a leader change), so each offset stays in the table once; and hides the
- * earlier-segment records of transactions this segment's markers abort. {@link CommitPlanner}
- * decides which, this class writes the delete files and commits. Concurrent commits into one table
- * are grouped into one catalog commit (one snapshot per segment still, see {@link GroupCommit}).
- * Conflicts with concurrent writers are retried with exponential backoff, planning again against
- * the new table state each time.
+ * Commits a written segment as one Iceberg snapshot. In the same commit it hides, with position
+ * deletes named after the segment, the rows inside the segment of every other copy of its offsets
+ * (an earlier attempt Kafka retried under a new segment id, another replica's segments after a
+ * leader change, a demoted leader's late copy), so each offset stays in the table once; and it
+ * hides the earlier-segment records of transactions this segment's markers abort. {@link
+ * CommitPlanner} decides which, this class writes the delete files and commits. Concurrent commits
+ * into one table are grouped into one catalog commit (one snapshot per segment still, see {@link
+ * GroupCommit}). Conflicts with concurrent writers are retried with exponential backoff, planning
+ * again against the new table state each time.
  */
 public final class SegmentCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentCommitter.class);
@@ -68,11 +67,10 @@ public final class SegmentCommitter {
   }
 
   /** What a commit did. */
-  public record Result(
-      long snapshotId, int replacedDataFiles, int overlappedDataFiles, int attempts) {
+  public record Result(long snapshotId, int overlappedDataFiles, int attempts) {
 
     /** What committing a segment with no record does: nothing. */
-    public static final Result NOTHING = new Result(-1, 0, 0, 0);
+    public static final Result NOTHING = new Result(-1, 0, 0);
   }
 
   /**
@@ -135,24 +133,12 @@ public final class SegmentCommitter {
             ? CommitPlan.NONE
             : new CommitPlanner(new SnapshotFiles(table, base)).plan(segment, aborted);
     writtenHere.addAll(hideRows(table, segment, segmentId, plan));
-    int replaced = plan.removedFiles().size();
     int overlapped = plan.overlappedFiles();
-    if (replaced > 0) {
-      LOG.info(
-          "Partition {} offsets {}..{} were committed before (a retried copy): segment {} replaces {} files",
-          segment.partition(),
-          segment.baseOffset(),
-          segment.lastOffset(),
-          segmentId,
-          replaced);
-    }
     Long baseId = base == null ? null : base.snapshotId();
     GroupCommit.Member member =
         new GroupCommit.Member() {
           @Override
           public void apply(RowDelta delta) {
-            plan.removedFiles().forEach(delta::removeRows);
-            plan.removedDeletes().forEach(delta::removeDeletes);
             segment.dataFiles().forEach(delta::addRows);
             segment.deleteFiles().forEach(delta::addDeletes);
             writtenHere.forEach(delta::addDeletes);
@@ -168,9 +154,6 @@ public final class SegmentCommitter {
                 .validateDeletedFiles();
             if (baseId != null) {
               delta.validateFromSnapshot(baseId);
-            }
-            if (replaced > 0) {
-              delta.set(SegmentSummary.REPLACED_FILES, Integer.toString(replaced));
             }
             if (!plan.referencedFiles().isEmpty()) {
               // The position deletes point at these files: a concurrent segment delete that took
@@ -195,7 +178,7 @@ public final class SegmentCommitter {
           }
         };
     long snapshotId = groups.commit(table, member);
-    return new Result(snapshotId, replaced, overlapped, attempt);
+    return new Result(snapshotId, overlapped, attempt);
   }
 
   /**
@@ -205,27 +188,20 @@ public final class SegmentCommitter {
    * refreshes the table and plans again, so it never removes what another commit already removed.
    */
   public Set<String> remove(
-      Table table,
-      String topicId,
-      int partition,
-      String segmentId,
-      Set<String> files,
-      OffsetRange range) {
+      Table table, SegmentRemoval.Target segment, Set<String> files, boolean restoreHidden) {
     AtomicReference<Set<String>> removed = new AtomicReference<>();
     Tasks.foreach(table)
         .retry(maxAttempts - 1)
         .exponentialBackoff(minBackoffMs, maxBackoffMs, 10 * 60_000L, 2.0)
         .onlyRetryOn(CommitFailedException.class, ValidationException.class)
-        .run(
-            t ->
-                removed.set(SegmentRemoval.remove(t, topicId, partition, segmentId, files, range)));
+        .run(t -> removed.set(SegmentRemoval.remove(t, segment, files, restoreHidden)));
     return removed.get();
   }
 
   /**
    * Position deletes for the rows the plan hides: records of earlier segments in transactions this
    * segment aborts, and, in delete files of their own that {@link OverlapDeletes} names after this
-   * segment, the rows inside this segment of files it overlaps only in part.
+   * segment, the rows inside this segment of other copies of its offsets.
    */
   private static List<DeleteFile> hideRows(
       Table table, WrittenSegment segment, String segmentId, CommitPlan plan) {
@@ -244,8 +220,9 @@ public final class SegmentCommitter {
           writeDeletes(
               table, segment, OverlapDeletes.operationId(segmentId), plan.overlappedRows()));
       LOG.info(
-          "Partition {} offsets {}..{} overlap {} file(s) tiered from another replica's segments: {}"
-              + " of their rows are hidden, the table keeps these offsets from segment {}",
+          "Partition {} offsets {}..{} were tiered before in {} file(s) (an earlier attempt, another"
+              + " replica's segments or a demoted leader's copy): {} of their rows are hidden, the"
+              + " table keeps these offsets from segment {}",
           segment.partition(),
           segment.baseOffset(),
           segment.lastOffset(),

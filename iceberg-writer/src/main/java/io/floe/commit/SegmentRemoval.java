@@ -7,6 +7,7 @@ import io.floe.layout.SegmentSummary;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.RowDelta;
@@ -15,30 +16,32 @@ import org.apache.iceberg.Table;
 
 /**
  * Takes a deleted segment's data files out of the table's current snapshot (one commit, with the
- * delete files that reference only them, and the delete files with which the segment hid the rows
- * of other replicas' copies it overlapped, so those rows are visible again), or tells which of its
- * files are still live.
+ * delete files that reference only them, and, for a copy Kafka never finished, the delete files
+ * with which the segment hid the rows of other copies of its offsets, so those rows are visible
+ * again), or tells which of its files are still live.
  */
 public final class SegmentRemoval {
+  /** The segment being deleted: its table partition, id and offsets. */
+  public record Target(String topicId, int partition, String segmentId, OffsetRange range) {}
+
   private SegmentRemoval() {}
 
   /**
-   * Removes those of {@code files} that the current snapshot holds for {@code partition} in {@code
-   * range}, and returns their locations. The removed files stay readable by older snapshots until
-   * snapshots expire; they are not deleted here.
+   * Removes those of {@code files} that the current snapshot holds for the segment's partition in
+   * its range, and returns their locations. With {@code restoreHidden}, the rows the segment hid in
+   * other copies come back; without, they stay hidden (Kafka deleted those offsets with the
+   * segment) until their own files leave the table. The removed files stay readable by older
+   * snapshots until snapshots expire; they are not deleted here.
    */
   public static Set<String> remove(
-      Table table,
-      String topicId,
-      int partition,
-      String segmentId,
-      Set<String> files,
-      OffsetRange range) {
+      Table table, Target segment, Set<String> files, boolean restoreHidden) {
     table.refresh();
+    String segmentId = segment.segmentId();
     RowDelta delta = table.newRowDelta();
     Set<String> removed = new HashSet<>();
     Set<String> removedDeletes = new HashSet<>();
-    for (FileScanTask task : scan(table, partition, range)) {
+    Predicate<DeleteFile> overlapDeletes = OverlapDeletes.writtenFor(segmentId);
+    for (FileScanTask task : scan(table, segment.partition(), segment.range())) {
       String location = task.file().location();
       boolean own = files.contains(location);
       if (own && removed.add(location)) {
@@ -46,7 +49,7 @@ public final class SegmentRemoval {
       }
       for (DeleteFile d : task.deletes()) {
         boolean goesWithFile = own && PositionDeletes.referencesOnly(d, location);
-        if ((goesWithFile || OverlapDeletes.writtenFor(d, segmentId))
+        if ((goesWithFile || restoreHidden && overlapDeletes.test(d))
             && removedDeletes.add(d.location())) {
           delta.removeDeletes(d);
         }
@@ -54,8 +57,8 @@ public final class SegmentRemoval {
     }
     if (!removed.isEmpty() || !removedDeletes.isEmpty()) {
       delta
-          .set(SegmentSummary.TOPIC_ID, topicId)
-          .set(SegmentSummary.PARTITION, Integer.toString(partition))
+          .set(SegmentSummary.TOPIC_ID, segment.topicId())
+          .set(SegmentSummary.PARTITION, Integer.toString(segment.partition()))
           .set(SegmentSummary.SEGMENT_ID, segmentId)
           .set(SegmentSummary.OPERATION, SegmentSummary.DELETE_SEGMENT)
           .commit();

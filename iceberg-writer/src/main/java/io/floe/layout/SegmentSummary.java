@@ -11,9 +11,10 @@ public final class SegmentSummary {
   public static final String START_OFFSET = "floe.start-offset";
   public static final String END_OFFSET = "floe.end-offset";
   public static final String SEGMENT_ID = "floe.segment-id";
-  public static final String REPLACED_FILES = "floe.replaced-files";
 
-  /** Files of other replicas' copies that the segment overlaps in part, and their rows it hides. */
+  /**
+   * Files of other copies of the segment's offsets, and how many of their rows the segment hides.
+   */
   public static final String OVERLAPPED_FILES = "floe.overlapped-files";
 
   public static final String OVERLAPPED_ROWS = "floe.overlapped-rows";

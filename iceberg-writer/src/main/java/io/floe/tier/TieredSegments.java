@@ -75,7 +75,6 @@ public final class TieredSegments {
       long storedBytes,
       int sidecarBytes,
       int commitAttempts,
-      int replacedDataFiles,
       int overlappedDataFiles) {}
 
   /**
@@ -129,7 +128,6 @@ public final class TieredSegments {
           stored,
           sidecar.length,
           result.attempts(),
-          result.replacedDataFiles(),
           result.overlappedDataFiles());
     } catch (CommitStateUnknownException e) {
       tables.forget(key.topic(), key.topicId());
@@ -190,10 +188,11 @@ public final class TieredSegments {
 
   /**
    * Deletes a segment: with {@code removeRows} its data files leave the table's current snapshot
-   * (one commit); without, the rows stay and only the sidecar goes. Files a failed copy left behind
-   * are removed. Idempotent.
+   * (one commit, which also brings back the rows it hid in other copies if {@code reason} says
+   * Kafka never finished it); without, the rows stay and only the sidecar goes. Files a failed copy
+   * left behind are removed. Idempotent.
    */
-  public void delete(SegmentKey key, boolean removeRows) {
+  public void delete(SegmentKey key, boolean removeRows, DeleteReason reason) {
     Table table = tables.find(key.topic(), key.topicId());
     if (table == null) {
       return;
@@ -210,16 +209,21 @@ public final class TieredSegments {
     OffsetRange range = manifest.offsets();
     Set<String> live =
         removeRows
-            ? committer.remove(table, key.topicId(), key.partition(), key.segmentId(), files, range)
+            ? committer.remove(
+                table,
+                new SegmentRemoval.Target(key.topicId(), key.partition(), key.segmentId(), range),
+                files,
+                reason == DeleteReason.COPY_ABANDONED)
             : SegmentRemoval.live(table, key.partition(), files, range);
     files.removeAll(live);
-    Leftovers.delete(table.io(), files); // never committed, or replaced by a retried copy
+    Leftovers.delete(table.io(), files); // never committed, or taken out of the table before
     table.io().deleteFile(location);
     LOG.info(
-        "Deleted segment {} of {}-{} ({} rows)",
+        "Deleted segment {} of {}-{} ({}, rows {})",
         key.segmentId(),
         key.topic(),
         key.partition(),
+        reason == DeleteReason.COPY_ABANDONED ? "an unfinished copy" : "expired",
         removeRows ? "removed from the table" : "kept in the table");
   }
 

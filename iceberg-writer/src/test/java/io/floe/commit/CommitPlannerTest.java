@@ -34,27 +34,31 @@ class CommitPlannerTest {
   private final Files files = new Files();
 
   @Test
-  void replacesTheFilesInsideTheSegmentWithTheDeletesThatOnlyReferenceThem() {
+  void hidesEveryRowOfTheFilesInsideTheSegmentAndRemovesNothing() {
+    // An earlier attempt of the same offsets, or another copy wholly inside them: its rows are
+    // hidden, its file and its own deletes stay (its segment may still be served from them).
     DataFile first = files.add(0, 100, 149);
     DataFile second = files.add(0, 150, 199);
     DeleteFile onlyFirst = deletes(first.location(), first.location());
-    DeleteFile shared = deletes(first.location(), second.location());
-    files.deletes(first, onlyFirst, shared);
-    files.deletes(second, shared);
+    files.deletes(first, onlyFirst);
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
 
-    assertThat(plan.removedFiles()).containsExactlyInAnyOrder(first, second);
-    assertThat(plan.removedDeletes()).containsExactly(onlyFirst);
+    assertThat(plan.overlappedRows())
+        .containsExactlyInAnyOrder(
+            new RowRange(first.location(), first.partition(), 0, 50),
+            new RowRange(second.location(), second.partition(), 0, 50));
+    assertThat(plan.overlappedFiles()).isEqualTo(2);
     assertThat(plan.abortedRows()).isEmpty();
   }
 
   @Test
-  void aFileListedTwiceIsRemovedOnce() {
+  void aFileListedTwiceIsHiddenOnce() {
     DataFile file = files.add(0, 100, 149);
     files.add(0, file, new OffsetRange(100, 149));
 
-    assertThat(plan(segment(0, 100, 199), List.of()).removedFiles()).containsExactly(file);
+    assertThat(plan(segment(0, 100, 199), List.of()).overlappedRows())
+        .containsExactly(new RowRange(file.location(), file.partition(), 0, 50));
   }
 
   @Test
@@ -63,20 +67,19 @@ class CommitPlannerTest {
     // deletes, which stay since the file stays.
     DataFile below = files.add(0, 80, 109);
     DataFile above = files.add(0, 180, 220);
-    DeleteFile belowDeletes = deletes(below.location(), below.location());
-    files.deletes(below, belowDeletes);
+    files.deletes(below, deletes(below.location(), below.location()));
     DataFile inside = files.add(0, 110, 179);
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
 
-    assertThat(plan.removedFiles()).containsExactly(inside);
-    assertThat(plan.removedDeletes()).isEmpty();
     assertThat(plan.overlappedRows())
         .containsExactlyInAnyOrder(
             new RowRange(below.location(), below.partition(), 20, 10),
+            new RowRange(inside.location(), inside.partition(), 0, 70),
             new RowRange(above.location(), above.partition(), 0, 20));
-    assertThat(plan.overlappedFiles()).isEqualTo(2);
-    assertThat(plan.referencedFiles()).containsExactly(above.location(), below.location());
+    assertThat(plan.overlappedFiles()).isEqualTo(3);
+    assertThat(plan.referencedFiles())
+        .containsExactlyInAnyOrder(above.location(), below.location(), inside.location());
     assertThat(plan.abortedRows()).isEmpty();
   }
 
@@ -86,7 +89,6 @@ class CommitPlannerTest {
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
 
-    assertThat(plan.removedFiles()).isEmpty();
     assertThat(plan.overlappedRows())
         .containsExactly(new RowRange(wide.location(), wide.partition(), 100, 100));
   }
@@ -99,7 +101,6 @@ class CommitPlannerTest {
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
 
-    assertThat(plan.removedFiles()).isEmpty();
     assertThat(plan.overlappedRows())
         .containsExactly(new RowRange(unbounded.location(), unbounded.partition(), 0, 50));
   }
@@ -112,17 +113,18 @@ class CommitPlannerTest {
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
 
-    assertThat(plan.removedFiles()).containsExactly(mine);
+    assertThat(plan.overlappedRows())
+        .containsExactly(new RowRange(mine.location(), mine.partition(), 0, 100));
     assertThat(files.askedPartitions).containsOnly(0);
   }
 
   @Test
-  void anEmptySegmentReplacesNothing() {
+  void anEmptySegmentHidesNothing() {
     files.add(0, 100, 100);
 
     CommitPlan plan = plan(segment(0, 100, 99), List.of());
 
-    assertThat(plan.removedFiles()).isEmpty();
+    assertThat(plan.overlappedRows()).isEmpty();
     assertThat(files.askedPartitions).isEmpty();
   }
 
@@ -156,7 +158,6 @@ class CommitPlannerTest {
                 new AbortedTransaction(PRODUCER, 91, 120),
                 new AbortedTransaction(OTHER_PRODUCER, 100, 110)));
 
-    assertThat(plan.removedFiles()).isEmpty();
     assertThat(plan.abortedRows())
         .containsExactly(
             new RowRange(earlier.location(), earlier.partition(), 1, 3),
@@ -192,11 +193,15 @@ class CommitPlannerTest {
   }
 
   private static DataFile file(String name) {
+    return file(name, 1);
+  }
+
+  private static DataFile file(String name, long records) {
     return DataFiles.builder(SPEC)
         .withPath("mem://table/data/" + name + ".parquet")
         .withFormat(FileFormat.PARQUET)
         .withFileSizeInBytes(100)
-        .withRecordCount(1)
+        .withRecordCount(records)
         .build();
   }
 
@@ -240,7 +245,7 @@ class CommitPlannerTest {
     }
 
     DataFile add(int partition, long first, long last, long[] producers) {
-      DataFile file = file("p" + partition + "-" + first + "-" + last);
+      DataFile file = file("p" + partition + "-" + first + "-" + last, producers.length);
       held.add(new Held(partition, file, new OffsetRange(first, last), first, producers));
       return file;
     }

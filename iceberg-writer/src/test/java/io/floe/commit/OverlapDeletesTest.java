@@ -17,13 +17,13 @@ class OverlapDeletesTest {
         deletes("00001-1-" + OverlapDeletes.operationId("b2-again") + "-00001.parquet");
     DeleteFile aborts = deletes("00001-1-aborts-b2-00001.parquet");
 
-    assertThat(OverlapDeletes.writtenFor(ofB2, "b2")).isTrue();
-    assertThat(OverlapDeletes.writtenFor(ofB2Again, "b2-again")).isTrue();
-    assertThat(OverlapDeletes.writtenFor(ofB2Again, "b2"))
+    assertThat(OverlapDeletes.writtenFor("b2").test(ofB2)).isTrue();
+    assertThat(OverlapDeletes.writtenFor("b2-again").test(ofB2Again)).isTrue();
+    assertThat(OverlapDeletes.writtenFor("b2").test(ofB2Again))
         .as("an id that is a prefix of another does not claim its files")
         .isFalse();
-    assertThat(OverlapDeletes.writtenFor(ofB2, "b")).isFalse();
-    assertThat(OverlapDeletes.writtenFor(aborts, "b2")).isFalse();
+    assertThat(OverlapDeletes.writtenFor("b").test(ofB2)).isFalse();
+    assertThat(OverlapDeletes.writtenFor("b2").test(aborts)).isFalse();
   }
 
   private static DeleteFile deletes(String name) {

@@ -50,7 +50,11 @@ class SegmentCommitterTest {
 
       Set<String> removed =
           new SegmentCommitter(3, 10, 100)
-              .remove(racing, TOPIC_ID, 0, "a", removal.files(), removal.range());
+              .remove(
+                  racing,
+                  new SegmentRemoval.Target(TOPIC_ID, 0, "a", removal.range()),
+                  removal.files(),
+                  false);
 
       assertThat(removed).isEqualTo(removal.files());
       assertThat(commits).as("commits tried").hasValue(2);
@@ -67,7 +71,11 @@ class SegmentCommitterTest {
       assertThatThrownBy(
               () ->
                   new SegmentCommitter(1, 10, 100)
-                      .remove(racing, TOPIC_ID, 0, "a", removal.files(), removal.range()))
+                      .remove(
+                          racing,
+                          new SegmentRemoval.Target(TOPIC_ID, 0, "a", removal.range()),
+                          removal.files(),
+                          false))
           .isInstanceOf(CommitFailedException.class);
       assertThat(TableFixture.rows(f.table(TOPIC, TOPIC_ID))).isNotEmpty();
     }

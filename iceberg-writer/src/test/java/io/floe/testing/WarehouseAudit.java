@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.HasTableOperations;
@@ -37,19 +36,19 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  *       metadata log, written by a catalog commit that lost a race and was never swapped in
  *       (Iceberg's JdbcCatalog and REST server write the new metadata file first and do not delete
  *       it when the swap fails). It holds no data.
- *   <li>{@link Result#uncommittedSnapshotFiles}: the manifest list {@code
- *       snap-<id>-<n>-<uuid>.avro} of a snapshot the table never had, and the manifests {@code
- *       <uuid>-m<n>.avro} written with it: a snapshot staged in a transaction that was then given
- *       up without being cleaned.
- *   <li>{@link Result#orphans}: anything else (a data, delete or sidecar object, or a manifest of
- *       no known commit).
+ *   <li>{@link Result#uncommittedSnapshotFiles}: manifest lists {@code
+ *       snap-<id>-<attempt>-<uuid>.avro} and manifests {@code <uuid>-m<n>.avro} no snapshot has: a
+ *       snapshot staged in a transaction that was then given up without being cleaned, an earlier
+ *       attempt of a snapshot committed on a retry, or a commit cut short (its broker stopping)
+ *       after writing a manifest. They hold no data.
+ *   <li>{@link Result#orphans}: anything else (a data, delete or sidecar object).
  * </ul>
  */
 public final class WarehouseAudit {
   private static final String SIDECAR_DIR = "/floe/segments/";
   private static final Pattern MANIFEST_LIST =
-      Pattern.compile("metadata/snap-(-?\\d+)-\\d+-([0-9a-f-]{36})\\.avro");
-  private static final Pattern MANIFEST = Pattern.compile("metadata/([0-9a-f-]{36})-m\\d+\\.avro");
+      Pattern.compile("metadata/snap--?\\d+-\\d+-[0-9a-f-]{36}\\.avro");
+  private static final Pattern MANIFEST = Pattern.compile("metadata/[0-9a-f-]{36}-m\\d+\\.avro");
 
   /** What the audit found under one table's location. */
   public record Result(
@@ -111,7 +110,7 @@ public final class WarehouseAudit {
         unreferenced.add(location);
       }
     }
-    Set<String> uncommitted = uncommittedSnapshotFiles(table, root, unreferenced);
+    Set<String> uncommitted = uncommittedSnapshotFiles(root, unreferenced);
     Set<String> orphans = new TreeSet<>(unreferenced);
     orphans.removeAll(uncommitted);
     Set<String> missing = new TreeSet<>(referenced);
@@ -120,25 +119,16 @@ public final class WarehouseAudit {
   }
 
   /**
-   * Among {@code unreferenced}, the manifest lists of snapshot ids the table does not have and the
-   * manifests of the same commit (Iceberg names both after the commit's UUID).
+   * Among {@code unreferenced}, every manifest list and manifest: Iceberg writes them only for
+   * snapshots, and one no snapshot references is of a snapshot never committed, of an earlier
+   * attempt of a snapshot committed on a retry ({@code snap-<id>-<attempt>-<uuid>.avro}), or of a
+   * commit cut short between writing the two (its broker stopping).
    */
-  private static Set<String> uncommittedSnapshotFiles(
-      Table table, String root, Set<String> unreferenced) {
-    Set<Long> snapshotIds = new TreeSet<>();
-    table.snapshots().forEach(s -> snapshotIds.add(s.snapshotId()));
-    Set<String> commitIds = new TreeSet<>();
+  private static Set<String> uncommittedSnapshotFiles(String root, Set<String> unreferenced) {
     Set<String> out = new TreeSet<>();
     for (String location : unreferenced) {
-      Matcher list = MANIFEST_LIST.matcher(location.substring(root.length()));
-      if (list.matches() && !snapshotIds.contains(Long.parseLong(list.group(1)))) {
-        out.add(location);
-        commitIds.add(list.group(2));
-      }
-    }
-    for (String location : unreferenced) {
-      Matcher manifest = MANIFEST.matcher(location.substring(root.length()));
-      if (manifest.matches() && commitIds.contains(manifest.group(1))) {
+      String name = location.substring(root.length());
+      if (MANIFEST_LIST.matcher(name).matches() || MANIFEST.matcher(name).matches()) {
         out.add(location);
       }
     }

@@ -59,7 +59,7 @@ class CopyTableCacheTest {
       TieredSegments.CopyResult retried =
           fx.segments.copy(
               new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "retried"), SegmentFiles.of(log, 0));
-      assertThat(retried.replacedDataFiles()).isPositive();
+      assertThat(retried.overlappedDataFiles()).isPositive();
       assertThat(retried.commitAttempts()).isGreaterThan(1); // validation caught the stale plan
       assertThat(TableFixture.rows(fx.table(TOPIC, TOPIC_ID))).hasSize(2 * 60);
       fx.assertServesExactly(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "retried"), log);

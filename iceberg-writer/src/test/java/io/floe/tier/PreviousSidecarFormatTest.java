@@ -105,7 +105,7 @@ class PreviousSidecarFormatTest {
       assertThat(segment.leaderEpochCheckpoint()).contains(leaderEpochs);
       assertIndexPointsAtItsBatches(segment);
 
-      fx.segments.delete(key, true);
+      fx.segments.delete(key, true, DeleteReason.EXPIRED);
       assertThat(TableFixture.rows(fx.table(TOPIC, TOPIC_ID))).isEmpty();
       assertThat(table.io().newInputFile(location).exists()).isFalse();
       assertThatThrownBy(() -> fx.segments.open(key)).isInstanceOf(SegmentNotFoundException.class);
@@ -140,7 +140,7 @@ class PreviousSidecarFormatTest {
       assertThat(segment.leaderEpochCheckpoint()).isEmpty();
       assertIndexPointsAtItsBatches(segment);
 
-      fx.segments.delete(key, false);
+      fx.segments.delete(key, false, DeleteReason.EXPIRED);
       assertThat(TableFixture.rows(fx.table(TOPIC, TOPIC_ID))).hasSize(rows);
       assertThat(table.io().newInputFile(location).exists()).isFalse();
       for (String file : tableFiles(fx.table(TOPIC, TOPIC_ID))) {

@@ -132,7 +132,7 @@ class ReencodingVersionTest {
           .isInstanceOf(CorruptSidecarException.class)
           .hasMessageContaining("re-encoding version 99");
       // Deleting needs no re-encoding: a segment this Floe cannot serve can still be deleted.
-      fx.segments.delete(key, true);
+      fx.segments.delete(key, true, DeleteReason.EXPIRED);
       assertThat(TableFixture.rows(fx.table(TOPIC, TOPIC_ID))).isEmpty();
       assertThatThrownBy(() -> fx.segments.open(key)).isInstanceOf(SegmentNotFoundException.class);
     }

@@ -85,12 +85,12 @@ class ReplicaOverlapTest {
       }
 
       // Retention deletes segments in the order of their last offsets.
-      f.segments.delete(a1.key, true);
+      f.segments.delete(a1.key, true, DeleteReason.EXPIRED);
       assertTableHolds(f, 25, BATCHES);
-      f.segments.delete(b2.key, true);
+      f.segments.delete(b2.key, true, DeleteReason.EXPIRED);
       assertTableHolds(f, 60, BATCHES);
       f.assertServesExactly(b3.key, b3.log);
-      f.segments.delete(b3.key, true);
+      f.segments.delete(b3.key, true, DeleteReason.EXPIRED);
       assertTableHolds(f, 80, BATCHES);
       f.assertServesExactly(a3.key, a3.log);
     }
@@ -101,20 +101,21 @@ class ReplicaOverlapTest {
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
       Segment a1 = copy(f, "a1", 0, 40);
       Segment b2 = copy(f, "b2", 30, 70);
-      int b2Files = f.segments.open(b2.key).dataFiles().size();
+      int files =
+          f.segments.open(a1.key).dataFiles().size() + f.segments.open(b2.key).dataFiles().size();
       // Kafka retries the copy under a new segment id (the first outcome was unknown to it).
       Segment b2again = copy(f, "b2-again", 30, 70);
       assertThat(summaryOf(f, b2again))
-          .containsEntry(SegmentSummary.REPLACED_FILES, Integer.toString(b2Files));
+          .as("the first attempt's files and a1's, whose rows inside 30..70 it hides")
+          .containsEntry(SegmentSummary.OVERLAPPED_FILES, Integer.toString(files));
       assertTableHolds(f, 0, 70);
       f.assertServesExactly(a1.key, a1.log);
       f.assertServesExactly(b2again.key, b2again.log);
 
-      // Kafka deletes the attempt it never finished (whose id prefixes the retry's), then retention
-      // the older segment.
-      f.segments.delete(b2.key, true);
+      // Kafka deletes the attempt it never finished, then retention the older segment.
+      f.segments.delete(b2.key, true, DeleteReason.COPY_ABANDONED);
       assertTableHolds(f, 0, 70);
-      f.segments.delete(a1.key, true);
+      f.segments.delete(a1.key, true, DeleteReason.EXPIRED);
       assertTableHolds(f, 30, 70);
       f.assertServesExactly(b2again.key, b2again.log);
     }
@@ -131,12 +132,58 @@ class ReplicaOverlapTest {
 
       // Kafka never lists the stray copy as a segment of the partition and deletes it: the rows it
       // hid in the current copy must come back, or offsets 40..79 would vanish from the table.
-      f.segments.delete(stray.key, true);
+      f.segments.delete(stray.key, true, DeleteReason.COPY_ABANDONED);
       assertTableHolds(f, 0, 100);
       f.assertServesExactly(current.key, current.log);
 
-      f.segments.delete(current.key, true);
+      f.segments.delete(current.key, true, DeleteReason.EXPIRED);
       assertThat(TableFixture.rows(f.table(TOPIC, TOPIC_ID))).isEmpty();
+    }
+  }
+
+  @Test
+  void aStrayCopyCoveringALiveSegmentWholeTakesNothingAwayWhenDeleted() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Segment a1 = copy(f, "a1", 0, 40);
+      Segment b = copy(f, "b", 40, 70);
+      // The demoted leader's copy of 40..100 commits late: it covers b whole, and hides b's rows
+      // rather than taking b's files out of the table (Kafka still serves b from them).
+      Segment stray = copy(f, "stray", 40, 100);
+      Segment c = copy(f, "c", 70, BATCHES);
+      assertTableHolds(f, 0, BATCHES);
+
+      f.segments.delete(stray.key, true, DeleteReason.COPY_ABANDONED);
+      assertTableHolds(f, 0, BATCHES);
+      for (Segment s : List.of(a1, b, c)) {
+        f.assertServesExactly(s.key, s.log);
+      }
+      f.segments.delete(a1.key, true, DeleteReason.EXPIRED);
+      f.segments.delete(b.key, true, DeleteReason.EXPIRED);
+      assertTableHolds(f, 70, BATCHES);
+      f.assertServesExactly(c.key, c.log);
+    }
+  }
+
+  @Test
+  void anExpiredCopyKeepsTheRowsItHidInOtherCopiesHidden() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Segment x = copy(f, "x", 0, 30);
+      Segment a = copy(f, "a", 30, 50);
+      // Another replica's segment covering a whole, and x in part.
+      Segment b = copy(f, "b", 20, 80);
+      Segment c = copy(f, "c", 80, BATCHES);
+      assertTableHolds(f, 0, BATCHES);
+
+      // Retention by size deletes segments in the order of their first offsets and stops before a:
+      // Kafka's log now starts after b, so a's rows must not come back with b gone.
+      f.segments.delete(x.key, true, DeleteReason.EXPIRED);
+      assertTableHolds(f, 20, BATCHES);
+      f.segments.delete(b.key, true, DeleteReason.EXPIRED);
+      assertTableHolds(f, 80, BATCHES);
+      f.assertServesExactly(a.key, a.log);
+      f.segments.delete(a.key, true, DeleteReason.EXPIRED);
+      assertTableHolds(f, 80, BATCHES);
+      f.assertServesExactly(c.key, c.log);
     }
   }
 
@@ -145,8 +192,8 @@ class ReplicaOverlapTest {
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
       Segment a1 = copy(f, "a1", 0, 40);
       Segment b2 = copy(f, "b2", 20, 60);
-      f.segments.delete(a1.key, false);
-      f.segments.delete(b2.key, false);
+      f.segments.delete(a1.key, false, DeleteReason.EXPIRED);
+      f.segments.delete(b2.key, false, DeleteReason.EXPIRED);
       assertTableHolds(f, 0, 60);
     }
   }

@@ -133,7 +133,8 @@ class SegmentCopyFailureTest {
   @Test
   void deletingASegmentThatWasNeverCopiedIsFine() throws Exception {
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
-      fx.segments.delete(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "never"), true);
+      fx.segments.delete(
+          new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "never"), true, DeleteReason.EXPIRED);
       assertThatThrownBy(() -> fx.segments.open(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "never")))
           .isInstanceOf(SegmentNotFoundException.class);
     }

@@ -177,7 +177,7 @@ class SegmentRoundTripTest {
       SegmentKey retry = new SegmentKey(TOPIC, TOPIC_ID, 2, 0, "retry");
       f.segments.copy(first, SegmentFiles.of(log, 0));
       TieredSegments.CopyResult again = f.segments.copy(retry, SegmentFiles.of(log, 0));
-      assertThat(again.replacedDataFiles()).isPositive();
+      assertThat(again.overlappedDataFiles()).isPositive();
 
       Table table = f.table(TOPIC, TOPIC_ID);
       assertVisibleRows(table, expectedVisible(original, gen.abortedTransactions()), 2);
@@ -189,12 +189,12 @@ class SegmentRoundTripTest {
       assertThat(served).hasSameSizeAs(original);
 
       // Kafka deletes the failed first attempt later: the retry's rows must stay.
-      f.segments.delete(first, true);
+      f.segments.delete(first, true, DeleteReason.COPY_ABANDONED);
       assertVisibleRows(
           f.table(TOPIC, TOPIC_ID), expectedVisible(original, gen.abortedTransactions()), 2);
       // Deleting the live copy removes its rows from the current snapshot; deleting twice is fine.
-      f.segments.delete(retry, true);
-      f.segments.delete(retry, true);
+      f.segments.delete(retry, true, DeleteReason.EXPIRED);
+      f.segments.delete(retry, true, DeleteReason.EXPIRED);
       assertThat(TableFixture.rows(f.table(TOPIC, TOPIC_ID))).isEmpty();
     }
   }

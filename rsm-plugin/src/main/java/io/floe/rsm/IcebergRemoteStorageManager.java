@@ -134,7 +134,7 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
     SegmentKey key = SegmentFilesAdapter.key(metadata);
     long start = System.nanoTime();
     try {
-      backend.delete(key);
+      backend.delete(key, SegmentFilesAdapter.deleteReason(metadata));
       metrics.recordDelete(System.nanoTime() - start);
     } catch (Exception e) {
       metrics.recordDeleteError();

@@ -1,5 +1,6 @@
 package io.floe.rsm;
 
+import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.server.log.remote.storage.LogSegmentData;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +32,17 @@ final class SegmentFilesAdapter {
         tp.partition(),
         metadata.startOffset(),
         metadata.remoteLogSegmentId().id().toString());
+  }
+
+  /**
+   * Kafka deletes a segment it never finished copying (after a failed copy, or a copy whose broker
+   * died before recording it) with the metadata of the started copy; any other delete is of a
+   * segment whose offsets Kafka no longer holds.
+   */
+  static DeleteReason deleteReason(RemoteLogSegmentMetadata metadata) {
+    return metadata.state() == RemoteLogSegmentState.COPY_SEGMENT_STARTED
+        ? DeleteReason.COPY_ABANDONED
+        : DeleteReason.EXPIRED;
   }
 
   /**

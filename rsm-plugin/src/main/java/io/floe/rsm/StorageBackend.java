@@ -6,6 +6,7 @@ import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
+import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import io.floe.tier.TieredSegments;
@@ -152,10 +153,10 @@ final class StorageBackend implements AutoCloseable {
   }
 
   /** Deletes as the retention mode says; the segment leaves the cache before and after. */
-  void delete(SegmentKey key) {
+  void delete(SegmentKey key, DeleteReason reason) {
     openSegments.invalidate(key.segmentId());
     try {
-      segments.delete(key, removeRows);
+      segments.delete(key, removeRows, reason);
     } finally {
       openSegments.invalidate(key.segmentId());
     }

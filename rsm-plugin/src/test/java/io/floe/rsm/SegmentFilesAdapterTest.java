@@ -2,6 +2,7 @@ package io.floe.rsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import java.nio.ByteBuffer;
@@ -16,6 +17,8 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.server.log.remote.storage.LogSegmentData;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,6 +50,24 @@ class SegmentFilesAdapterTest {
     byte[] out = new byte[buffer.remaining()];
     buffer.duplicate().get(out);
     return out;
+  }
+
+  @Test
+  void aDeleteOfACopyKafkaNeverFinishedIsAnAbandonedCopyAndAnyOtherAnExpiredSegment() {
+    RemoteLogSegmentMetadata started = startingAt(30);
+    RemoteLogSegmentMetadata finished =
+        started.createWithUpdates(update(RemoteLogSegmentState.COPY_SEGMENT_FINISHED));
+    RemoteLogSegmentMetadata deleting =
+        finished.createWithUpdates(update(RemoteLogSegmentState.DELETE_SEGMENT_STARTED));
+
+    assertThat(SegmentFilesAdapter.deleteReason(started)).isEqualTo(DeleteReason.COPY_ABANDONED);
+    assertThat(SegmentFilesAdapter.deleteReason(finished)).isEqualTo(DeleteReason.EXPIRED);
+    assertThat(SegmentFilesAdapter.deleteReason(deleting)).isEqualTo(DeleteReason.EXPIRED);
+  }
+
+  private RemoteLogSegmentMetadataUpdate update(RemoteLogSegmentState state) {
+    return new RemoteLogSegmentMetadataUpdate(
+        new RemoteLogSegmentId(partition, segmentId), 2, Optional.empty(), state, 1);
   }
 
   @Test

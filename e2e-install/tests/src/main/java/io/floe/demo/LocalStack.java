@@ -58,7 +58,9 @@ public final class LocalStack {
   }
 
   /**
-   * JVM flags for a broker: heap and a log4j2 config that logs to stdout in Kafka's own pattern.
+   * JVM flags for a broker: heap and a config that logs to stdout in Kafka's own pattern, for
+   * log4j2 (Kafka 4) and for log4j 1 (reload4j, Kafka 3.9); each ignores the other's system
+   * property.
    */
   public static List<String> brokerJvmArgs(Path dir) throws IOException {
     Path log4j = dir.resolve("log4j2.properties");
@@ -77,8 +79,23 @@ public final class LocalStack {
             "logger.floe.level = INFO",
             ""),
         StandardCharsets.UTF_8);
+    Path log4j1 = dir.resolve("log4j.properties");
+    Files.writeString(
+        log4j1,
+        String.join(
+            "\n",
+            "log4j.rootLogger=INFO, OUT",
+            "log4j.appender.OUT=org.apache.log4j.ConsoleAppender",
+            "log4j.appender.OUT.layout=org.apache.log4j.PatternLayout",
+            "log4j.appender.OUT.layout.ConversionPattern=[%d] %p %m (%c)%n",
+            "log4j.logger.io.floe=INFO",
+            ""),
+        StandardCharsets.UTF_8);
     return List.of(
-        "-Xmx1g", "-XX:+UseParallelGC", "-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
+        "-Xmx1g",
+        "-XX:+UseParallelGC",
+        "-Dlog4j2.configurationFile=" + log4j.toAbsolutePath(),
+        "-Dlog4j.configuration=" + log4j1.toUri());
   }
 
   /**

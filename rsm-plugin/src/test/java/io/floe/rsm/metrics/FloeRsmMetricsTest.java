@@ -20,10 +20,8 @@ class FloeRsmMetricsTest {
   @Test
   void aCopyCountsItsBytesRecordsAttemptsAndLatency() throws Exception {
     try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
-      metrics.recordCopy(
-          new CopyResult("db.payments", 1, 300, 2, 4096, 1024, 80, 2, 0, 0), 3_900_000);
-      metrics.recordCopy(
-          new CopyResult("db.payments", 2, 100, 0, 1000, 500, 80, 1, 1, 1), 6_000_000);
+      metrics.recordCopy(new CopyResult("db.payments", 1, 300, 2, 4096, 1024, 80, 2, 0), 3_900_000);
+      metrics.recordCopy(new CopyResult("db.payments", 2, 100, 0, 1000, 500, 80, 1, 1), 6_000_000);
       metrics.recordCopyError();
 
       assertThat(attribute("CopyCount", "Count")).isEqualTo(2L);
