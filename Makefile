@@ -48,3 +48,17 @@ dist:
 .PHONY: demo
 demo:
 	bash scripts/demo.sh
+
+# Soak (not part of make test): three Kafka 4.4.0 broker processes with Floe on a PostgreSQL catalog, a producer
+# writing continuously, a consumer reading back from the tier pass after pass, and brokers killed with SIGKILL and
+# restarted for SOAK_MINUTES (and at least SOAK_KILLS kills); then the KillNineTest checks, broker heap/threads/open
+# files at start and end, and commits/s into one table from three brokers on PostgreSQL and on a REST catalog.
+# Report: target/soak/report.json.
+SOAK_MINUTES ?= 10
+SOAK_KILLS ?= 0
+.PHONY: soak
+soak:
+	mkdir -p target/soak
+	$(MVN) -pl e2e-install/tests -am verify -Dtest=KillNineSoak -Dsurefire.failIfNoSpecifiedTests=false \
+	  -Dfloe.soak.minutes=$(SOAK_MINUTES) -Dfloe.soak.kills=$(SOAK_KILLS) \
+	  -Dfloe.soak.report=$(CURDIR)/target/soak/report.json

@@ -150,8 +150,10 @@ public final class WarehouseAudit {
         files.add(snapshot.manifestListLocation());
       }
       for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-        files.add(manifest.path());
-        files.addAll(contentFiles(table, manifest));
+        // snapshots share most manifests: read each once
+        if (files.add(manifest.path())) {
+          files.addAll(contentFiles(table, manifest));
+        }
       }
     }
     return files;

@@ -147,6 +147,18 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGKILL, as a crash or the kernel's OOM killer ends a process: no shutdown hook runs, nothing
+   * is flushed or closed. Returns once the process is gone.
+   */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException(name + " still alive 30 s after SIGKILL");
+    }
+    LIVE.remove(process);
+  }
+
   @Override
   public void close() {
     stop(15);
