@@ -68,12 +68,23 @@ final class MirroredTopic {
   static MirroredTopic create(
       Admin admin, String name, int partitions, int firstLeader, Map<String, String> configs)
       throws Exception {
-    MirroredTopic topic = new MirroredTopic(name, partitions);
     Map<Integer, List<Integer>> assignment = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
       int leader = (firstLeader + p) % 3;
       assignment.put(p, List.of(leader, (leader + 1) % 3, (leader + 2) % 3));
     }
+    return create(admin, name, assignment, configs);
+  }
+
+  /**
+   * Creates both topics with the given replicas per partition (partitions 0 to n - 1), the tiered
+   * one with the configs of {@link #create(Admin, String, int, int, Map)}.
+   */
+  static MirroredTopic create(
+      Admin admin, String name, Map<Integer, List<Integer>> assignment, Map<String, String> configs)
+      throws Exception {
+    int partitions = assignment.size();
+    MirroredTopic topic = new MirroredTopic(name, partitions);
     Map<String, String> tiered = new HashMap<>();
     tiered.put("remote.storage.enable", "true");
     tiered.put("segment.bytes", "1048576");
