@@ -14,6 +14,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -57,12 +58,20 @@ class StorageStallsTest {
     Map<String, String> rsm = new HashMap<>();
     rsm.put("operation.timeout.ms", Long.toString(OPERATION_MS));
     rsm.put("copy.timeout.ms", Long.toString(COPY_MS));
-    // Fetches load tables and sidecars again (from storage) instead of serving them from memory.
-    rsm.put("cache.tables.expiration.ms", "1000");
+    // Every fetch loads its table again (from storage) instead of serving it from memory: with a
+    // longer expiry, fetches in quick succession keep the table cached and fail fast on the data
+    // file once the store is down, never reaching the metadata read that Iceberg retries for 90 s.
+    rsm.put("cache.tables.expiration.ms", "1");
     rsm.put("cache.segments.max-entries", "1");
     cluster = FloeCluster.start(broker, rsm);
     admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
     warnings = new PluginWarnings();
+  }
+
+  /** A failed scenario leaves the store reachable for the next one. */
+  @AfterEach
+  void storeBack() {
+    proxy.mode(FaultyProxy.Mode.PASS);
   }
 
   @AfterAll
