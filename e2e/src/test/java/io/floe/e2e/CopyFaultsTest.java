@@ -84,9 +84,8 @@ class CopyFaultsTest {
     topic.produceAndRoll(120);
     long tieredBefore = topic.awaitAllTiered();
     // A read of the tier leaves the plugin's table metadata fresh. Otherwise the first copy in the
-    // outage would
-    // re-read it, and Iceberg retries a failed metadata read 20 times over about 90 s before the
-    // copy fails.
+    // outage would re-read it, and Iceberg retries a failed metadata read 20 times over about 90 s:
+    // the copy would fail only at operation.timeout.ms (30 s; StorageStallsTest covers that case).
     assertThat(topic.consume(0, tieredBefore)).hasSize((int) tieredBefore + 1);
 
     try (JdbcCatalog catalog = FloeCluster.catalog(direct)) {

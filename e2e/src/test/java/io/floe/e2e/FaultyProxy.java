@@ -21,15 +21,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * A TCP proxy on 127.0.0.1 in front of an HTTP server (S3Proxy) that can be switched to fail:
  * {@link Mode#DOWN} resets every connection as soon as it is accepted (a store that cannot be
  * reached), {@link Mode#HTTP_503} answers every write (PUT, POST, DELETE) with 503 SlowDown while
- * reads still pass (a store that is up but failing). Switching to a failing mode cuts the
- * connections already open, and while failing every relayed request carries "Connection: close", so
- * no pooled keep-alive connection slips past the fault.
+ * reads still pass (a store that is up but failing), {@link Mode#SLOW} relays every request after a
+ * delay ({@link #latency}), {@link Mode#HANG} reads every request and never answers (until the mode
+ * changes). Switching to a failing mode cuts the connections already open, and while failing every
+ * relayed request carries "Connection: close", so no pooled keep-alive connection slips past the
+ * fault.
  */
 final class FaultyProxy implements AutoCloseable {
   enum Mode {
     PASS,
     DOWN,
-    HTTP_503
+    HTTP_503,
+    SLOW,
+    HANG
   }
 
   private static final byte[] SLOW_DOWN =
@@ -40,6 +44,8 @@ final class FaultyProxy implements AutoCloseable {
   private final InetSocketAddress upstream;
   private final ServerSocket server;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final Set<Socket> held = ConcurrentHashMap.newKeySet();
+  private volatile long latencyMs = 1_000;
   private final Map<Mode, AtomicLong> faulted = new EnumMap<>(Mode.class);
   private volatile Mode mode = Mode.PASS;
 
@@ -60,6 +66,10 @@ final class FaultyProxy implements AutoCloseable {
 
   void mode(Mode next) {
     mode = next;
+    for (Socket s : held) {
+      held.remove(s);
+      closeQuietly(s);
+    }
     if (next != Mode.PASS) {
       for (Socket s : open) {
         closeQuietly(s);
@@ -67,7 +77,15 @@ final class FaultyProxy implements AutoCloseable {
     }
   }
 
-  /** Connections reset (DOWN) or writes answered 503 (HTTP_503) so far. */
+  /** The delay of every request in {@link Mode#SLOW}. */
+  void latency(long millis) {
+    latencyMs = millis;
+  }
+
+  /**
+   * Connections reset (DOWN), writes answered 503 (HTTP_503), requests delayed (SLOW) or left
+   * unanswered (HANG) so far.
+   */
   long faulted(Mode failing) {
     return faulted.get(failing).get();
   }
@@ -99,14 +117,41 @@ final class FaultyProxy implements AutoCloseable {
         String head = readHead(client.getInputStream());
         if (head == null) {
           closeQuietly(client);
-        } else if (head.startsWith("GET ") || head.startsWith("HEAD ")) {
-          pipe(client, closingConnection(head).getBytes(StandardCharsets.US_ASCII));
         } else {
-          answerSlowDown(client, head);
+          handleRequest(client, head, now);
         }
       }
     } catch (IOException e) {
       closeQuietly(client);
+    } catch (InterruptedException e) {
+      closeQuietly(client);
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void handleRequest(Socket client, String head, Mode now)
+      throws IOException, InterruptedException {
+    byte[] closing = closingConnection(head).getBytes(StandardCharsets.US_ASCII);
+    switch (now) {
+      case SLOW -> {
+        faulted.get(now).incrementAndGet();
+        Thread.sleep(latencyMs);
+        pipe(client, closing);
+      }
+      case HANG -> {
+        faulted.get(now).incrementAndGet();
+        held.add(client); // answered by nobody; closed when the mode changes
+        if (mode != Mode.HANG && held.remove(client)) {
+          closeQuietly(client);
+        }
+      }
+      default -> {
+        if (head.startsWith("GET ") || head.startsWith("HEAD ")) {
+          pipe(client, closing);
+        } else {
+          answerSlowDown(client, head);
+        }
+      }
     }
   }
 
@@ -216,6 +261,9 @@ final class FaultyProxy implements AutoCloseable {
   public void close() throws IOException {
     server.close();
     for (Socket s : open) {
+      closeQuietly(s);
+    }
+    for (Socket s : held) {
       closeQuietly(s);
     }
   }

@@ -60,6 +60,7 @@ final class ThreeBrokerCluster implements AutoCloseable {
           "CopyCount",
           "CopyErrors",
           "CommitAttempts",
+          "CopyCancellations",
           "FetchCount",
           "FetchErrors",
           "DeleteCount",

@@ -12,10 +12,9 @@ import java.util.Set;
 import org.apache.iceberg.DataFile;
 
 /**
- * Plans the commit of a written segment against the table's committed files: which files of an
- * earlier copy of the same offsets it replaces, which delete files go with them, which rows of
- * files it overlaps only in part it hides, and which rows of earlier files it hides because its
- * transaction index aborts them. Reads the table, writes nothing.
+ * Plans the commit of a written segment against the table's committed files: which rows of other
+ * copies of its offsets it hides, and which rows of earlier files it hides because its transaction
+ * index aborts them. Reads the table, writes nothing.
  */
 final class CommitPlanner {
   private final CommittedFiles files;

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
@@ -83,7 +84,17 @@ public final class TieredSegments {
    * they are left for a later delete of this segment id, since they may be live).
    */
   public CopyResult copy(SegmentKey key, SegmentFiles files) {
+    return copy(key, files, step -> {});
+  }
+
+  /**
+   * As {@link #copy(SegmentKey, SegmentFiles)}, telling {@code steps} as each step begins (on this
+   * thread).
+   */
+  public CopyResult copy(SegmentKey key, SegmentFiles files, Consumer<CopyStep> steps) {
+    steps.accept(CopyStep.LOAD_TABLE);
     Table table = tables.forCopy(key.topic(), key.topicId());
+    steps.accept(CopyStep.WRITE_DATA);
     WrittenSegment written =
         new SegmentWriter(table, reencoding)
             .write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
@@ -94,7 +105,9 @@ public final class TieredSegments {
             : TransactionIndex.parse(files.transactionIndex());
     byte[] sidecar = manifest(key, files, written).toBytes();
     try {
+      steps.accept(CopyStep.WRITE_SIDECAR);
       SidecarObjects.write(table.io(), sidecarLocation, sidecar);
+      steps.accept(CopyStep.COMMIT);
       SegmentCommitter.Result result;
       if (written.isEmpty()) {
         result = SegmentCommitter.Result.NOTHING;

@@ -31,6 +31,36 @@ class CatalogDefaultsTest {
   }
 
   @Test
+  void storageAndCatalogWaitsAreBoundedUnlessTheUserSaysOtherwise() {
+    Map<String, String> sqlite = CatalogDefaults.apply(Map.of("uri", "jdbc:sqlite:/tmp/c.db"));
+    assertThat(sqlite)
+        .containsEntry("s3.retry.num-retries", "3")
+        .containsEntry("s3.retry.max-wait-ms", "5000")
+        .containsEntry("http-client.apache.connection-timeout-ms", "5000")
+        .containsEntry("http-client.apache.socket-timeout-ms", "10000")
+        .containsEntry("http-client.urlconnection.socket-timeout-ms", "10000")
+        .containsEntry("rest.client.connection-timeout-ms", "10000")
+        .containsEntry("rest.client.socket-timeout-ms", "30000")
+        // the PostgreSQL driver's names mean other things, in other units, to other drivers
+        .doesNotContainKeys("jdbc.socketTimeout", "jdbc.connectTimeout", "jdbc.loginTimeout");
+
+    Map<String, String> postgres =
+        CatalogDefaults.apply(
+            Map.of(
+                "uri", "jdbc:postgresql://db:5432/iceberg?socketTimeout=90",
+                "jdbc.connectTimeout", "2",
+                "s3.retry.num-retries", "7"));
+    assertThat(postgres)
+        .containsEntry("jdbc.connectTimeout", "2")
+        .containsEntry("jdbc.loginTimeout", "10")
+        .containsEntry("s3.retry.num-retries", "7")
+        .doesNotContainKey("jdbc.socketTimeout"); // the URL sets it
+    assertThat(CatalogDefaults.apply(Map.of("uri", "jdbc:postgresql://db/iceberg")))
+        .containsEntry("jdbc.socketTimeout", "30")
+        .containsEntry("jdbc.connectTimeout", "5");
+  }
+
+  @Test
   void icebergLoadsTheReporter() {
     MetricsReporter reporter = CatalogUtil.loadMetricsReporter(CatalogDefaults.apply(Map.of()));
     assertThat(reporter).isInstanceOf(DebugMetricsReporter.class);

@@ -48,6 +48,9 @@ final class ErrorMapper {
   }
 
   RemoteStorageException copyFailed(RemoteLogSegmentMetadata segment, Exception e) {
+    if (e instanceof CallTimeoutException timeout) {
+      return timedOut("Copying segment " + describe(segment), timeout);
+    }
     if (e instanceof SegmentFormatException || e instanceof IllegalArgumentException) {
       String message =
           "Segment " + describe(segment) + " cannot be tiered: " + redactor.redact(e.getMessage());
@@ -57,6 +60,30 @@ final class ErrorMapper {
     String message = "Copying segment " + describe(segment) + " failed: " + redactor.describe(e);
     LOG.warn(message);
     return retriable(message, e);
+  }
+
+  /**
+   * The broker cancelled a copy (leadership moved, the broker stops): an expected event, logged at
+   * INFO without a stack trace. Retriable: the partition's next leader copies the segment.
+   */
+  RemoteStorageException copyCancelled(RemoteLogSegmentMetadata segment, CallCancelledException e) {
+    String message = "Copying segment " + describe(segment) + " " + e.getMessage();
+    LOG.info(message);
+    return retriable(message, null);
+  }
+
+  /** The broker cancelled another call: logged at DEBUG. */
+  RemoteStorageException cancelled(String call, CallCancelledException e) {
+    String message = call + " " + e.getMessage();
+    LOG.debug(message);
+    return retriable(message, null);
+  }
+
+  /** A call ran past its bound: one WARN line naming the key, no stack trace. */
+  private RemoteStorageException timedOut(String call, CallTimeoutException e) {
+    String message = call + " " + e.getMessage();
+    LOG.warn(message);
+    return retriable(message, null);
   }
 
   RemoteStorageException openFailed(RemoteLogSegmentMetadata segment, Exception e) {
@@ -76,6 +103,10 @@ final class ErrorMapper {
     if (e instanceof RemoteStorageException mapped) {
       return mapped;
     }
+    if (e instanceof CallTimeoutException timeout) {
+      return timedOut(
+          "Fetching segment " + describe(segment) + " from position " + position, timeout);
+    }
     String message =
         "Fetching segment "
             + describe(segment)
@@ -93,6 +124,9 @@ final class ErrorMapper {
     if (e instanceof RemoteStorageException mapped) {
       return mapped;
     }
+    if (e instanceof CallTimeoutException timeout) {
+      return timedOut("Fetching the " + type + " index of segment " + describe(segment), timeout);
+    }
     return retriable(
         "Fetching the "
             + type
@@ -109,6 +143,9 @@ final class ErrorMapper {
   }
 
   RemoteStorageException deleteFailed(RemoteLogSegmentMetadata segment, Exception e) {
+    if (e instanceof CallTimeoutException timeout) {
+      return timedOut("Deleting segment " + describe(segment), timeout);
+    }
     String message = "Deleting segment " + describe(segment) + " failed: " + redactor.describe(e);
     LOG.warn(message);
     return retriable(message, e);
@@ -126,7 +163,8 @@ final class ErrorMapper {
     return new RemoteStorageException(message, sanitized);
   }
 
-  private static String describe(RemoteLogSegmentMetadata segment) {
+  /** A segment in messages: its id, topic partition and offsets. */
+  static String describe(RemoteLogSegmentMetadata segment) {
     TopicIdPartition tp = segment.remoteLogSegmentId().topicIdPartition();
     return segment.remoteLogSegmentId().id()
         + " of "

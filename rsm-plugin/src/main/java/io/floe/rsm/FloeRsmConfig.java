@@ -48,7 +48,13 @@ public final class FloeRsmConfig extends AbstractConfig {
   public static final String COMMIT_BACKOFF_MAX_MS = "commit.backoff.max.ms";
   public static final String CACHE_SEGMENTS_MAX = "cache.segments.max-entries";
   public static final String CACHE_TABLES_EXPIRATION_MS = "cache.tables.expiration.ms";
+  public static final String OPERATION_TIMEOUT_MS = "operation.timeout.ms";
+  public static final String COPY_TIMEOUT_MS = "copy.timeout.ms";
   public static final String BROKER_ID = "broker.id";
+
+  public static final long DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+  public static final long DEFAULT_COPY_TIMEOUT_MS = 300_000;
+  private static final long MIN_TIMEOUT_MS = 100;
 
   /** How deleting a remote segment treats its rows. */
   public enum RetentionMode {
@@ -92,7 +98,7 @@ public final class FloeRsmConfig extends AbstractConfig {
     CatalogConfig.defineCatalogName(def);
     CatalogConfig.defineTableNamespace(
         def, "Created on first use when the catalog supports namespaces.");
-    return defineCaches(defineCommits(defineTables(def)));
+    return defineCaches(defineTimeouts(defineCommits(defineTables(def))));
   }
 
   /** How new topic tables are laid out and what Floe serves beside their rows. */
@@ -177,6 +183,33 @@ public final class FloeRsmConfig extends AbstractConfig {
             Importance.LOW,
             "Longest backoff in milliseconds between commit attempts; at least "
                 + COMMIT_BACKOFF_MIN_MS
+                + ".");
+  }
+
+  /** How long a call may hold the broker's thread. */
+  private static ConfigDef defineTimeouts(ConfigDef def) {
+    return def.define(
+            OPERATION_TIMEOUT_MS,
+            Type.LONG,
+            DEFAULT_OPERATION_TIMEOUT_MS,
+            ConfigDef.Range.atLeast(MIN_TIMEOUT_MS),
+            Importance.MEDIUM,
+            "Longest time in milliseconds a fetch (until its stream is ready), an index fetch or a delete "
+                + "holds the broker's thread, and the longest a copy spends loading its table, writing its "
+                + "sidecar or committing (each a wait on the catalog or on table metadata in storage). Beyond "
+                + "it the call fails with a retriable error naming this key and what it was waiting for; its "
+                + "work is interrupted and abandoned, and a copy cut short either commits whole or leaves "
+                + "nothing in the table. Kafka retries the call.")
+        .define(
+            COPY_TIMEOUT_MS,
+            Type.LONG,
+            DEFAULT_COPY_TIMEOUT_MS,
+            ConfigDef.Range.atLeast(MIN_TIMEOUT_MS),
+            Importance.MEDIUM,
+            "Longest time in milliseconds a copy holds the broker's thread in all (writing a segment's "
+                + "data takes time in proportion to its size: keep this well above the copy time of the "
+                + "largest segment). Beyond it the copy fails as for "
+                + OPERATION_TIMEOUT_MS
                 + ".");
   }
 
@@ -278,6 +311,14 @@ public final class FloeRsmConfig extends AbstractConfig {
 
   public long tableCacheExpirationMs() {
     return getLong(CACHE_TABLES_EXPIRATION_MS);
+  }
+
+  public long operationTimeoutMs() {
+    return getLong(OPERATION_TIMEOUT_MS);
+  }
+
+  public long copyTimeoutMs() {
+    return getLong(COPY_TIMEOUT_MS);
   }
 
   public int brokerId() {

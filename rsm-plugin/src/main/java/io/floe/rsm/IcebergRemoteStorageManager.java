@@ -2,6 +2,7 @@ package io.floe.rsm;
 
 import io.floe.fetch.StoredSegment;
 import io.floe.rsm.metrics.FloeRsmMetrics;
+import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import io.floe.tier.TieredSegments.CopyResult;
 import java.io.InputStream;
@@ -18,21 +19,31 @@ import org.apache.kafka.server.log.remote.storage.RemoteStorageManager;
 /**
  * The work behind {@link FloeRemoteStorageManager}: tiers each rolled segment into its topic's
  * Iceberg table and serves it back as re-encoded record batches with indexes that match the served
- * byte positions, recording metrics and turning failures into the exceptions Kafka expects.
+ * byte positions, recording metrics and turning failures into the exceptions Kafka expects. Every
+ * call runs within its bound ({@link BoundedCalls}).
  */
 final class IcebergRemoteStorageManager implements RemoteStorageManager {
+  private static final String OPENING =
+      "opening the segment (its table in the catalog, its sidecar in storage)";
+
   private StorageBackend backend;
   private ErrorMapper errors;
   private FloeRsmMetrics metrics;
+  private BoundedCalls calls;
 
   @Override
   public void configure(Map<String, ?> configs) {
     StorageBackend started = StorageBackend.start(configs);
-    if (metrics != null) {
-      metrics.close();
-    }
-    this.metrics = new FloeRsmMetrics(started.config().brokerId());
+    close();
+    FloeRsmConfig config = started.config();
+    this.metrics = new FloeRsmMetrics(config.brokerId());
     this.errors = new ErrorMapper(started.redactor());
+    this.calls =
+        new BoundedCalls(
+            config.operationTimeoutMs(),
+            config.copyTimeoutMs(),
+            started.redactor()::describe,
+            config.brokerId());
     this.backend = started;
   }
 
@@ -48,12 +59,23 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
     SegmentKey key = SegmentFilesAdapter.key(metadata);
     long start = System.nanoTime();
     try {
-      CopyResult result = backend.copy(key, SegmentFilesAdapter.files(metadata, data));
+      SegmentFiles files = SegmentFilesAdapter.files(metadata, data);
+      CopyResult result =
+          calls.copy(
+              key.segmentId(),
+              "Copy of segment " + ErrorMapper.describe(metadata),
+              steps -> backend.copy(key, files, steps));
       metrics.recordCopy(result, System.nanoTime() - start);
       return Optional.empty();
+    } catch (CallCancelledException e) {
+      metrics.recordCopyCancelled();
+      throw errors.copyCancelled(metadata, e);
     } catch (Exception e) {
+      recordIfTimeout(e);
       metrics.recordCopyError();
       throw errors.copyFailed(metadata, e);
+    } finally {
+      metrics.recordCall(System.nanoTime() - start);
     }
   }
 
@@ -81,13 +103,24 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
       throw new IllegalArgumentException("Start position " + startPosition + " is negative");
     }
     long start = System.nanoTime();
+    String call = "Fetch of segment " + ErrorMapper.describe(metadata);
     try {
-      InputStream source = open(metadata).fetch(startPosition);
+      InputStream source =
+          calls.call(
+              null,
+              call,
+              OPENING + " and positioning its reader",
+              steps -> open(metadata).fetch(startPosition));
       metrics.recordFetch(System.nanoTime() - start);
       return Streams.segment(source, limit, metrics::recordFetchBytes);
+    } catch (CallCancelledException e) {
+      throw errors.cancelled(call, e);
     } catch (Exception e) {
+      recordIfTimeout(e);
       metrics.recordFetchError();
       throw errors.fetchFailed(metadata, startPosition, e);
+    } finally {
+      metrics.recordCall(System.nanoTime() - start);
     }
   }
 
@@ -95,8 +128,11 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
   public InputStream fetchIndex(RemoteLogSegmentMetadata metadata, IndexType indexType)
       throws RemoteStorageException {
     ensureConfigured();
+    long start = System.nanoTime();
+    String call =
+        "Fetch of the " + indexType + " index of segment " + ErrorMapper.describe(metadata);
     try {
-      StoredSegment segment = open(metadata);
+      StoredSegment segment = calls.call(null, call, OPENING, steps -> open(metadata));
       Optional<ByteBuffer> index =
           switch (indexType) {
             case OFFSET -> Optional.of(segment.offsetIndex());
@@ -112,9 +148,14 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
       return Streams.of(index.get());
     } catch (RemoteResourceNotFoundException e) {
       throw e; // a segment or index that is not stored: an answer, not a failure
+    } catch (CallCancelledException e) {
+      throw errors.cancelled(call, e);
     } catch (Exception e) {
+      recordIfTimeout(e);
       metrics.recordFetchError();
       throw errors.indexFetchFailed(metadata, indexType, e);
+    } finally {
+      metrics.recordCall(System.nanoTime() - start);
     }
   }
 
@@ -127,23 +168,50 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
     }
   }
 
+  /**
+   * Runs after any earlier call on the segment still running has ended: Kafka deletes a copy it
+   * gave up on, and the delete must not interleave with that copy's late commit.
+   */
   @Override
   public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata)
       throws RemoteStorageException {
     ensureConfigured();
     SegmentKey key = SegmentFilesAdapter.key(metadata);
     long start = System.nanoTime();
+    String call = "Delete of segment " + ErrorMapper.describe(metadata);
     try {
-      backend.delete(key, SegmentFilesAdapter.deleteReason(metadata));
+      calls.call(
+          key.segmentId(),
+          call,
+          "deleting the segment (its sidecar and files in storage, a commit)",
+          steps -> {
+            backend.delete(key, SegmentFilesAdapter.deleteReason(metadata));
+            return null;
+          });
       metrics.recordDelete(System.nanoTime() - start);
+    } catch (CallCancelledException e) {
+      throw errors.cancelled(call, e);
     } catch (Exception e) {
+      recordIfTimeout(e);
       metrics.recordDeleteError();
       throw errors.deleteFailed(metadata, e);
+    } finally {
+      metrics.recordCall(System.nanoTime() - start);
     }
   }
 
+  private void recordIfTimeout(Exception e) {
+    if (e instanceof CallTimeoutException) {
+      metrics.recordTimeout();
+    }
+  }
+
+  /** Lets running work end (bounded) before the catalog it uses is closed. */
   @Override
   public void close() {
+    if (calls != null) {
+      calls.close();
+    }
     if (metrics != null) {
       metrics.close();
     }

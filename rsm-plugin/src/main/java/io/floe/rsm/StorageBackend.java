@@ -6,6 +6,7 @@ import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
+import io.floe.tier.CopyStep;
 import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
@@ -15,6 +16,7 @@ import io.floe.tier.TopicTables;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.config.ConfigException;
@@ -143,8 +145,8 @@ final class StorageBackend implements AutoCloseable {
     return redactor;
   }
 
-  CopyResult copy(SegmentKey key, SegmentFiles files) {
-    return segments.copy(key, files);
+  CopyResult copy(SegmentKey key, SegmentFiles files, Consumer<CopyStep> steps) {
+    return segments.copy(key, files, steps);
   }
 
   /** The stored segment, opened once and kept in the cache for the fetches that follow. */

@@ -69,6 +69,41 @@ class ErrorMapperTest {
   }
 
   @Test
+  void callsPastTheirBoundAndCancelledCopiesAreRetriableWithoutCause() {
+    CallTimeoutException timeout =
+        new CallTimeoutException(
+            "operation.timeout.ms", 3000, "committing the segment", "an object store (S3) request");
+    RemoteStorageException copy = errors.copyFailed(segment, timeout);
+    assertThat(copy)
+        .isInstanceOf(RetriableRemoteStorageException.class)
+        .hasMessage(
+            "Copying segment "
+                + described
+                + " did not finish within operation.timeout.ms=3000 ms while committing the"
+                + " segment, waiting on an object store (S3) request; its work was interrupted and"
+                + " given up")
+        .hasNoCause();
+    assertThat(errors.fetchFailed(segment, 7, timeout))
+        .isInstanceOf(RetriableRemoteStorageException.class)
+        .hasMessageStartingWith(
+            "Fetching segment " + described + " from position 7 did not finish");
+    assertThat(errors.indexFetchFailed(segment, IndexType.OFFSET, timeout))
+        .hasMessageStartingWith("Fetching the OFFSET index of segment " + described + " did not");
+    assertThat(errors.deleteFailed(segment, timeout))
+        .hasMessageStartingWith("Deleting segment " + described + " did not finish");
+
+    RemoteStorageException cancelled =
+        errors.copyCancelled(segment, CallCancelledException.interrupted("writing"));
+    assertThat(cancelled)
+        .isInstanceOf(RetriableRemoteStorageException.class)
+        .hasMessage(
+            "Copying segment "
+                + described
+                + " cancelled by the broker (its thread was interrupted) while writing")
+        .hasNoCause();
+  }
+
+  @Test
   void anyOtherCopyFailureIsRetriable() {
     RemoteStorageException e = errors.copyFailed(segment, storeFailure());
     assertThat(e)

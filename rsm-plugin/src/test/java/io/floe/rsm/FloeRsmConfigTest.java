@@ -50,6 +50,8 @@ class FloeRsmConfigTest {
     assertThat(config.commitMaxAttempts()).isEqualTo(10);
     assertThat(config.commitBackoffMinMs()).isEqualTo(100);
     assertThat(config.commitBackoffMaxMs()).isEqualTo(10_000);
+    assertThat(config.operationTimeoutMs()).isEqualTo(30_000);
+    assertThat(config.copyTimeoutMs()).isEqualTo(300_000);
     assertThat(config.brokerId()).isEqualTo(3);
     assertThat(config.tableOptions().tableProperties())
         .containsEntry("write.parquet.compression-codec", "zstd")
@@ -68,12 +70,16 @@ class FloeRsmConfigTest {
     props.put("table.parquet.compression", "snappy");
     props.put("retention.mode", "keep");
     props.put("commit.max-attempts", "3");
+    props.put("operation.timeout.ms", "5000");
+    props.put("copy.timeout.ms", "60000");
     props.put("iceberg.s3.endpoint", "http://127.0.0.1:9000");
     props.put("typo.key", "x");
     FloeRsmConfig config = new FloeRsmConfig(props);
     assertThat(config.namespace()).isEqualTo(Namespace.of("lake", "kafka"));
     assertThat(config.retentionMode()).isEqualTo(FloeRsmConfig.RetentionMode.KEEP);
     assertThat(config.commitMaxAttempts()).isEqualTo(3);
+    assertThat(config.operationTimeoutMs()).isEqualTo(5_000);
+    assertThat(config.copyTimeoutMs()).isEqualTo(60_000);
     assertThat(config.tableOptions().tableProperties())
         .containsEntry("write.parquet.compression-codec", "snappy");
     assertThat(config.catalogProperties()).containsEntry("s3.endpoint", "http://127.0.0.1:9000");
@@ -98,6 +104,9 @@ class FloeRsmConfigTest {
     "commit.backoff.max.ms, 50",
     "cache.segments.max-entries, 0",
     "cache.tables.expiration.ms, 0",
+    "operation.timeout.ms, 0",
+    "operation.timeout.ms, 30s",
+    "copy.timeout.ms, 99",
     "broker.id, x",
   })
   void badValuesNameTheKey(String key, String value) {

@@ -20,8 +20,12 @@ import javax.management.remote.JMXServiceURL;
  * /proc/<pid>}, heap and the plugin's metrics over JMX on the broker's loopback port.
  */
 final class BrokerProbe {
-  /** The plugin latencies whose {@code MaxMs} says how long a broker thread was held. */
-  static final List<String> LATENCIES = List.of("CopyLatency", "FetchLatency", "DeleteLatency");
+  /**
+   * The plugin latencies whose {@code MaxMs} says how long a broker thread was held: every call,
+   * failed ones included ({@code CallLatency}), and successful copies, fetches and deletes.
+   */
+  static final List<String> LATENCIES =
+      List.of("CallLatency", "CopyLatency", "FetchLatency", "DeleteLatency");
 
   /**
    * A process's resources at one moment; open files also by kind (sockets, Kafka's log directories,

@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * The plugin's metrics, one JMX MBean each, named {@code
  * kafka.server:type=FloeRemoteStorageManager,name=<Name>} (plus {@code broker=<id>} when the broker
  * id is known, so several brokers in one JVM do not collide). Counters expose {@code Count};
- * latencies (copy, fetch until its stream is ready, delete) expose {@code Count}, {@code MeanMs}
- * and {@code MaxMs}. The plugin records what happened through the {@code record*} methods.
+ * latencies (copy, fetch until its stream is ready, delete, and every call as the broker's thread
+ * waited for it) expose {@code Count}, {@code MeanMs} and {@code MaxMs}. The plugin records what
+ * happened through the {@code record*} methods.
  */
 public final class FloeRsmMetrics implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FloeRsmMetrics.class);
@@ -105,6 +106,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
   private final Counter deletes = new Counter();
   private final Counter deleteErrors = new Counter();
   private final Latency deleteLatency = new Latency();
+  private final Latency callLatency = new Latency();
+  private final Counter timeouts = new Counter();
+  private final Counter copyCancellations = new Counter();
 
   private final List<ObjectName> registered = new ArrayList<>();
 
@@ -126,6 +130,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
     beans.put("DeleteCount", deletes);
     beans.put("DeleteErrors", deleteErrors);
     beans.put("DeleteLatency", deleteLatency);
+    beans.put("CallLatency", callLatency);
+    beans.put("OperationTimeouts", timeouts);
+    beans.put("CopyCancellations", copyCancellations);
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     for (Map.Entry<String, Object> e : beans.entrySet()) {
       try {
@@ -198,6 +205,24 @@ public final class FloeRsmMetrics implements AutoCloseable {
 
   public void recordDeleteError() {
     deleteErrors.increment();
+  }
+
+  /**
+   * A call of the broker (copy, fetch, index fetch, delete; failed ones too) held the broker's
+   * thread for {@code nanos}: the longest is the longest a broker thread waited on the plugin.
+   */
+  public void recordCall(long nanos) {
+    callLatency.record(nanos);
+  }
+
+  /** A call ran past its bound (operation.timeout.ms, copy.timeout.ms) and was given up. */
+  public void recordTimeout() {
+    timeouts.increment();
+  }
+
+  /** The broker cancelled a copy (its thread was interrupted): not a copy error. */
+  public void recordCopyCancelled() {
+    copyCancellations.increment();
   }
 
   @Override

@@ -64,6 +64,22 @@ class FloeRsmMetricsTest {
   }
 
   @Test
+  void callsTimeoutsAndCancellations() throws Exception {
+    try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
+      metrics.recordCall(3_000_000_000L);
+      metrics.recordCall(1_000_000);
+      metrics.recordTimeout();
+      metrics.recordCopyCancelled();
+
+      assertThat(attribute("CallLatency", "Count")).isEqualTo(2L);
+      assertThat(attribute("CallLatency", "MaxMs")).as("the longest wait").isEqualTo(3_000L);
+      assertThat(attribute("OperationTimeouts", "Count")).isEqualTo(1L);
+      assertThat(attribute("CopyCancellations", "Count")).isEqualTo(1L);
+      assertThat(attribute("CopyErrors", "Count")).as("a cancellation is no error").isEqualTo(0L);
+    }
+  }
+
+  @Test
   void aNewInstanceReplacesAnUnclosedOneAndCloseUnregisters() throws Exception {
     FloeRsmMetrics first = new FloeRsmMetrics(BROKER);
     first.recordDelete(0);
