@@ -5,6 +5,7 @@ import io.floe.copy.Leftovers;
 import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
+import io.floe.layout.CallerRuns;
 import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableLayout;
 import java.util.ArrayList;
@@ -151,7 +152,12 @@ public final class SegmentCommitter {
                 .conflictDetectionFilter(
                     Expressions.equal(TopicTableLayout.PARTITION, segment.partition()))
                 .validateNoConflictingDataFiles()
-                .validateDeletedFiles();
+                .validateDeletedFiles()
+                // Validation and manifest writes in the calling thread (see CallerRuns):
+                // every millisecond between reading the table's metadata and swapping it is one
+                // in which another broker's commit makes this one fail.
+                .scanManifestsWith(CallerRuns.EXECUTOR)
+                .writeManifestsWith(CallerRuns.EXECUTOR, 1);
             if (baseId != null) {
               delta.validateFromSnapshot(baseId);
             }
