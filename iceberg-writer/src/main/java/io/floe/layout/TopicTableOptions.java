@@ -15,6 +15,12 @@ public final class TopicTableOptions {
   public static final long DEFAULT_ROW_GROUP_SIZE = 16L * 1024 * 1024;
   public static final String DEFAULT_COMPRESSION = "zstd";
 
+  /** Iceberg's commit retries (the {@code commit.retry.*} table properties) unless set. */
+  static final int COMMIT_RETRIES = 20;
+
+  static final long COMMIT_MIN_WAIT_MS = 5;
+  static final long COMMIT_MAX_WAIT_MS = 100;
+
   private final Namespace namespace;
   private final TopicTableLayout.TimeTransform timeTransform;
   private final long targetFileSizeBytes;
@@ -50,6 +56,13 @@ public final class TopicTableOptions {
   /** Table properties a new topic table is created with. */
   public Map<String, String> tableProperties() {
     Map<String, String> props = new HashMap<>(extraTableProperties);
+    // Brokers leading the table's partitions commit into it at once: a commit that loses the race
+    // to another broker's tries again on the new metadata, soon (Iceberg's default waits 100 ms
+    // and doubles to a minute, by which time the winner committed again) and more often (the
+    // default 4 tries run out while the other brokers go on committing).
+    props.putIfAbsent(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(COMMIT_RETRIES));
+    props.putIfAbsent(TableProperties.COMMIT_MIN_RETRY_WAIT_MS, Long.toString(COMMIT_MIN_WAIT_MS));
+    props.putIfAbsent(TableProperties.COMMIT_MAX_RETRY_WAIT_MS, Long.toString(COMMIT_MAX_WAIT_MS));
     props.put(TableProperties.FORMAT_VERSION, "2");
     props.put(TableProperties.PARQUET_COMPRESSION, parquetCompression);
     props.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
