@@ -43,12 +43,13 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>
  * mvn -o -pl iceberg-writer test -Dtest=SharedCommitRateTest -Dfloe.commitRate=true \
- *   [-Dfloe.commitRate.kind=REST] [-Dfloe.commitRate.seconds=25] [-Dfloe.commitRate.copiers=1]
+ *   [-Dfloe.commitRate.kind=REST] [-Dfloe.commitRate.seconds=25] [-Dfloe.commitRate.copiers=1] \
+ *   [-Dfloe.commitRate.brokers=3]
  * </pre>
  */
 @EnabledIfSystemProperty(named = "floe.commitRate", matches = "true")
 class SharedCommitRateTest {
-  private static final int BROKERS = 3;
+  private static final int BROKERS = Integer.getInteger("floe.commitRate.brokers", 3);
   private static final int SEGMENT_BATCHES = 2;
   private static final long WARM_UP_MS = 4_000;
   private static final Pattern VERSION = Pattern.compile("/(\\d+)-[0-9a-f-]{36}\\.metadata\\.json");
