@@ -62,3 +62,16 @@ soak:
 	$(MVN) -pl e2e-install/tests -am verify -Dtest=KillNineSoak -Dsurefire.failIfNoSpecifiedTests=false \
 	  -Dfloe.soak.minutes=$(SOAK_MINUTES) -Dfloe.soak.kills=$(SOAK_KILLS) \
 	  -Dfloe.soak.report=$(CURDIR)/target/soak/report.json
+
+# Commit throughput (not part of make test): three brokers' catalog clients copying small segments into one table on a
+# shared catalog for COMMIT_RATE_SECONDS; snapshots/s in all and per broker per 5 s, commit attempts, where copiers'
+# time goes, metadata.json size per snapshot (iceberg-writer's SharedCommitRate). COMMIT_RATE_KIND=POSTGRES or REST.
+COMMIT_RATE_KIND ?= POSTGRES
+COMMIT_RATE_SECONDS ?= 25
+COMMIT_RATE_COPIERS ?= 3
+COMMIT_RATE_BROKERS ?= 3
+.PHONY: commit-rate
+commit-rate:
+	$(MVN) -pl iceberg-writer -am verify -Dtest=SharedCommitRate -Dsurefire.failIfNoSpecifiedTests=false \
+	  -Dfloe.commitRate=true -Dfloe.commitRate.kind=$(COMMIT_RATE_KIND) -Dfloe.commitRate.seconds=$(COMMIT_RATE_SECONDS) \
+	  -Dfloe.commitRate.copiers=$(COMMIT_RATE_COPIERS) -Dfloe.commitRate.brokers=$(COMMIT_RATE_BROKERS)

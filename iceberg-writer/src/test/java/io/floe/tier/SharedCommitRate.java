@@ -42,13 +42,13 @@ import org.junit.jupiter.api.io.TempDir;
  * with the snapshot count. A measurement, not a check: runs only when asked.
  *
  * <pre>
- * mvn -o -pl iceberg-writer test -Dtest=SharedCommitRateTest -Dfloe.commitRate=true \
+ * mvn -o -pl iceberg-writer test -Dtest=SharedCommitRate -Dfloe.commitRate=true \
  *   [-Dfloe.commitRate.kind=REST] [-Dfloe.commitRate.seconds=25] [-Dfloe.commitRate.copiers=1] \
  *   [-Dfloe.commitRate.brokers=3]
  * </pre>
  */
 @EnabledIfSystemProperty(named = "floe.commitRate", matches = "true")
-class SharedCommitRateTest {
+class SharedCommitRate {
   private static final int BROKERS = Integer.getInteger("floe.commitRate.brokers", 3);
   private static final int SEGMENT_BATCHES = 2;
   private static final long WARM_UP_MS = 4_000;
