@@ -75,6 +75,12 @@ final class KillChecks {
   }
 
   Map<TopicPartition, Long> offsets(OffsetSpec spec) throws Exception {
+    return offsets(admin, partitions, spec);
+  }
+
+  /** Each partition's offset of the kind {@code spec} names. */
+  static Map<TopicPartition, Long> offsets(
+      Admin admin, List<TopicPartition> partitions, OffsetSpec spec) throws Exception {
     Map<TopicPartition, OffsetSpec> request = new HashMap<>();
     partitions.forEach(tp -> request.put(tp, spec));
     Map<TopicPartition, Long> out = new HashMap<>();

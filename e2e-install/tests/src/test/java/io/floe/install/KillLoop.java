@@ -2,7 +2,6 @@ package io.floe.install;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -176,15 +175,7 @@ final class KillLoop {
   }
 
   Map<TopicPartition, Long> offsets(OffsetSpec spec) throws Exception {
-    Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-    partitions.forEach(tp -> request.put(tp, spec));
-    Map<TopicPartition, Long> out = new HashMap<>();
-    admin
-        .listOffsets(request)
-        .all()
-        .get(30, TimeUnit.SECONDS)
-        .forEach((tp, info) -> out.put(tp, info.offset()));
-    return out;
+    return KillChecks.offsets(admin, partitions, spec);
   }
 
   private static long elapsedMillis(long startNanos) {
