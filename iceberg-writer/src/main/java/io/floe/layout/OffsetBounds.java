@@ -80,6 +80,8 @@ public final class OffsetBounds {
                     Expressions.lessThanOrEqual(TopicTableLayout.OFFSET, range.last())))
             .ignoreResiduals()
             .includeColumnStats()
+            .planWith(CallerRuns.EXECUTOR) // see CallerRuns: a copy plans between reading the
+            // table and committing into it
             .planFiles()) {
       List<FileScanTask> out = new ArrayList<>();
       tasks.forEach(out::add);

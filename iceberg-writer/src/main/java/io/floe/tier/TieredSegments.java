@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -92,6 +93,7 @@ public final class TieredSegments {
    * thread).
    */
   public CopyResult copy(SegmentKey key, SegmentFiles files, Consumer<CopyStep> steps) {
+    long started = System.nanoTime();
     steps.accept(CopyStep.LOAD_TABLE);
     Table table = tables.forCopy(key.topic(), key.topicId());
     steps.accept(CopyStep.WRITE_DATA);
@@ -108,6 +110,7 @@ public final class TieredSegments {
       steps.accept(CopyStep.WRITE_SIDECAR);
       SidecarObjects.write(table.io(), sidecarLocation, sidecar);
       steps.accept(CopyStep.COMMIT);
+      long committing = System.nanoTime();
       SegmentCommitter.Result result;
       if (written.isEmpty()) {
         result = SegmentCommitter.Result.NOTHING;
@@ -121,8 +124,10 @@ public final class TieredSegments {
       for (DeleteFile f : written.deleteFiles()) {
         stored += f.fileSizeInBytes();
       }
+      long done = System.nanoTime();
       LOG.info(
-          "Copied {}-{} offsets {}..{} ({} records, {} bytes) to {} in snapshot {} ({} attempt(s))",
+          "Copied {}-{} offsets {}..{} ({} records, {} bytes) to {} in snapshot {} ({} attempt(s),"
+              + " {} ms, {} ms of it committing)",
           key.topic(),
           key.partition(),
           written.baseOffset(),
@@ -131,7 +136,9 @@ public final class TieredSegments {
           written.segmentBytes(),
           table.name(),
           result.snapshotId(),
-          result.attempts());
+          result.attempts(),
+          TimeUnit.NANOSECONDS.toMillis(done - started),
+          TimeUnit.NANOSECONDS.toMillis(done - committing));
       return new CopyResult(
           table.name(),
           result.snapshotId(),

@@ -30,7 +30,12 @@ final class CommitRate {
   static final int PARTITIONS = 12;
 
   /** A measured window: segment snapshots in all and per leading node, failed copies. */
-  record Result(long snapshots, Map<Integer, Long> perNode, double seconds, long failedCopies) {
+  record Result(
+      long snapshots,
+      Map<Integer, Long> perNode,
+      double seconds,
+      long failedCopies,
+      CopyLog.CopyTimes times) {
     double perSecond() {
       return snapshots / seconds;
     }
@@ -70,7 +75,12 @@ final class CommitRate {
         }
       }
       long snapshots = perNode.values().stream().mapToLong(Long::longValue).sum();
-      return new Result(snapshots, perNode, (to - from) / 1000.0, failed);
+      return new Result(
+          snapshots,
+          perNode,
+          (to - from) / 1000.0,
+          failed,
+          CopyLog.copyTimes(s.cluster.logs(), TOPIC, from, to));
     } finally {
       ((Closeable) catalog).close();
     }

@@ -37,6 +37,9 @@ final class CopyLog {
   private static final Pattern KAFKA_FAILED = Pattern.compile(PARTITION + "Copy failed");
   private static final Pattern FLOE_COPIED =
       Pattern.compile("\\] INFO Copied \\S+ offsets \\d+\\.\\.\\d+ .*\\(io\\.floe\\.");
+  private static final Pattern FLOE_TIMED =
+      Pattern.compile(
+          "\\] INFO Copied (\\S+)-\\d+ offsets .* attempt\\(s\\), (\\d+) ms, (\\d+) ms of it committing\\)");
   private static final Pattern FLOE_FAILED =
       Pattern.compile("Copying segment \\S+ of \\S+ \\(offsets \\d+\\.\\.\\d+\\) failed");
 
@@ -186,5 +189,56 @@ final class CopyLog {
       }
     }
     return out;
+  }
+
+  /**
+   * Where the copies of {@code topic} that finished between {@code from} and {@code to} (epoch
+   * millis) spent their time, in mean milliseconds per copy: from Kafka's start line to its finish
+   * line (the Remote Log Manager's metadata records included), the plugin's copy, and its commit.
+   */
+  record CopyTimes(long copies, double kafkaMs, double floeMs, double commitMs) {}
+
+  static CopyTimes copyTimes(List<Path> logs, String topic, long from, long to) {
+    long[] kafka = new long[2];
+    long[] floe = new long[3];
+    String prefix = topic + "-";
+    for (Path log : logs) {
+      Map<String, Long> started = new HashMap<>();
+      try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+        lines.forEach(
+            line -> {
+              Matcher m = STARTED.matcher(line);
+              if (m.find() && m.group(1).startsWith(prefix)) {
+                started.put(m.group(1), timestamp(line));
+                return;
+              }
+              m = FINISHED.matcher(line);
+              if (m.find() && started.containsKey(m.group(1))) {
+                long at = timestamp(line);
+                if (at >= from && at < to) {
+                  kafka[0]++;
+                  kafka[1] += at - started.remove(m.group(1));
+                }
+                return;
+              }
+              m = FLOE_TIMED.matcher(line);
+              if (m.find() && m.group(1).equals(topic)) {
+                long at = timestamp(line);
+                if (at >= from && at < to) {
+                  floe[0]++;
+                  floe[1] += Long.parseLong(m.group(2));
+                  floe[2] += Long.parseLong(m.group(3));
+                }
+              }
+            });
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return new CopyTimes(
+        floe[0],
+        kafka[1] / (double) Math.max(1, kafka[0]),
+        floe[1] / (double) Math.max(1, floe[0]),
+        floe[2] / (double) Math.max(1, floe[0]));
   }
 }

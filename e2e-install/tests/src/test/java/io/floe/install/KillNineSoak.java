@@ -156,9 +156,18 @@ class KillNineSoak {
     ((Map<String, Object>)
             report.computeIfAbsent("commit_rate_snapshots_per_node", k -> new LinkedHashMap<>()))
         .put(catalog, r.perNode());
+    CopyLog.CopyTimes t = r.times();
+    Map<String, Object> times = new LinkedHashMap<>();
+    times.put("copies", t.copies());
+    times.put("kafka_ms", Math.round(t.kafkaMs()));
+    times.put("floe_ms", Math.round(t.floeMs()));
+    times.put("commit_ms", Math.round(t.commitMs()));
+    ((Map<String, Object>)
+            report.computeIfAbsent("commit_rate_copy_ms", k -> new LinkedHashMap<>()))
+        .put(catalog, times);
     System.out.printf(
         "KillNineSoak: %s: %d segment snapshots (by leading node %s) in %.1f s = %.1f/s, %d"
-            + " failed copies%n",
-        catalog, r.snapshots(), r.perNode(), r.seconds(), r.perSecond(), r.failedCopies());
+            + " failed copies; per copy %s%n",
+        catalog, r.snapshots(), r.perNode(), r.seconds(), r.perSecond(), r.failedCopies(), times);
   }
 }
