@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -48,17 +50,7 @@ final class CopyLog {
    * plugin committed, attempts it failed and segments it refused.
    */
   record Counts(
-      long started, long finished, long failed, long floeCopies, long floeFailed, long refused) {
-    Counts plus(Counts o) {
-      return new Counts(
-          started + o.started,
-          finished + o.finished,
-          failed + o.failed,
-          floeCopies + o.floeCopies,
-          floeFailed + o.floeFailed,
-          refused + o.refused);
-    }
-  }
+      long started, long finished, long failed, long floeCopies, long floeFailed, long refused) {}
 
   private final Path file;
   private long position;
@@ -135,11 +127,10 @@ final class CopyLog {
 
   /** Counts the copy lines of whole logs (every start of every broker). */
   static Counts count(List<Path> logs) {
-    Counts total = new Counts(0, 0, 0, 0, 0, 0);
-    for (Path log : logs) {
-      long[] n = new long[6];
-      try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-        lines.forEach(
+    long[] n = new long[6];
+    eachLine(
+        logs,
+        () ->
             line -> {
               if (STARTED.matcher(line).find()) {
                 n[0]++;
@@ -155,12 +146,22 @@ final class CopyLog {
                 n[5]++;
               }
             });
+    return new Counts(n[0], n[1], n[2], n[3], n[4], n[5]);
+  }
+
+  /**
+   * Feeds every line of each log, in order, to a handler {@code perLog} makes for that log (so that
+   * it may keep state of its own, such as the copies in flight).
+   */
+  private static void eachLine(List<Path> logs, Supplier<Consumer<String>> perLog) {
+    for (Path log : logs) {
+      Consumer<String> handler = perLog.get();
+      try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+        lines.forEach(handler);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      total = total.plus(new Counts(n[0], n[1], n[2], n[3], n[4], n[5]));
     }
-    return total;
   }
 
   /** A copy that failed: its partition and when it started and failed (epoch millis). */
@@ -169,25 +170,22 @@ final class CopyLog {
   /** The copies Kafka logged as failed in whole logs, each from its start to its failure. */
   static List<FailedCopy> failedCopies(List<Path> logs) {
     List<FailedCopy> out = new ArrayList<>();
-    for (Path log : logs) {
-      Map<String, Long> started = new HashMap<>();
-      try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-        lines.forEach(
-            line -> {
-              Matcher m = STARTED.matcher(line);
-              if (m.find()) {
-                started.put(m.group(1), timestamp(line));
-                return;
-              }
-              m = KAFKA_FAILED.matcher(line);
-              if (m.find() && started.containsKey(m.group(1))) {
-                out.add(new FailedCopy(m.group(1), started.get(m.group(1)), timestamp(line)));
-              }
-            });
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
+    eachLine(
+        logs,
+        () -> {
+          Map<String, Long> started = new HashMap<>();
+          return line -> {
+            Matcher m = STARTED.matcher(line);
+            if (m.find()) {
+              started.put(m.group(1), timestamp(line));
+              return;
+            }
+            m = KAFKA_FAILED.matcher(line);
+            if (m.find() && started.containsKey(m.group(1))) {
+              out.add(new FailedCopy(m.group(1), started.get(m.group(1)), timestamp(line)));
+            }
+          };
+        });
     return out;
   }
 
@@ -202,39 +200,36 @@ final class CopyLog {
     long[] kafka = new long[2];
     long[] floe = new long[3];
     String prefix = topic + "-";
-    for (Path log : logs) {
-      Map<String, Long> started = new HashMap<>();
-      try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-        lines.forEach(
-            line -> {
-              Matcher m = STARTED.matcher(line);
-              if (m.find() && m.group(1).startsWith(prefix)) {
-                started.put(m.group(1), timestamp(line));
-                return;
+    eachLine(
+        logs,
+        () -> {
+          Map<String, Long> started = new HashMap<>();
+          return line -> {
+            Matcher m = STARTED.matcher(line);
+            if (m.find() && m.group(1).startsWith(prefix)) {
+              started.put(m.group(1), timestamp(line));
+              return;
+            }
+            m = FINISHED.matcher(line);
+            if (m.find() && started.containsKey(m.group(1))) {
+              long at = timestamp(line);
+              if (at >= from && at < to) {
+                kafka[0]++;
+                kafka[1] += at - started.remove(m.group(1));
               }
-              m = FINISHED.matcher(line);
-              if (m.find() && started.containsKey(m.group(1))) {
-                long at = timestamp(line);
-                if (at >= from && at < to) {
-                  kafka[0]++;
-                  kafka[1] += at - started.remove(m.group(1));
-                }
-                return;
+              return;
+            }
+            m = FLOE_TIMED.matcher(line);
+            if (m.find() && m.group(1).equals(topic)) {
+              long at = timestamp(line);
+              if (at >= from && at < to) {
+                floe[0]++;
+                floe[1] += Long.parseLong(m.group(2));
+                floe[2] += Long.parseLong(m.group(3));
               }
-              m = FLOE_TIMED.matcher(line);
-              if (m.find() && m.group(1).equals(topic)) {
-                long at = timestamp(line);
-                if (at >= from && at < to) {
-                  floe[0]++;
-                  floe[1] += Long.parseLong(m.group(2));
-                  floe[2] += Long.parseLong(m.group(3));
-                }
-              }
-            });
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
+            }
+          };
+        });
     return new CopyTimes(
         floe[0],
         kafka[1] / (double) Math.max(1, kafka[0]),
