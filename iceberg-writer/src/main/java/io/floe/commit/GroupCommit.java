@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
@@ -27,6 +28,15 @@ import org.slf4j.event.Level;
  * the table fails) fails alone and the group is staged again without it; a failure of the catalog
  * commit fails every member, each of which retries on its own terms. Every member returns only once
  * its own snapshot is committed (or with its own failure).
+ *
+ * <p>Other writers (other brokers leading partitions of the same topic) race this one for the
+ * table's metadata pointer. A writer that has just committed holds the freshest metadata and wins
+ * every race against writers that must reload and re-apply theirs, so without a pause one broker
+ * commits back to back while the others' copies wait. While another writer is seen committing into
+ * the table (its sequence numbers advance between this writer's commits, within the last {@value
+ * #OTHERS_ACTIVE_MS} ms), each group's leader first pauses for one and a half times as long as the
+ * previous group took, at most {@value #MAX_PAUSE_MS} ms: the others get a window, and the copies
+ * arriving in the meantime join this writer's next group (fewer, larger catalog commits).
  */
 final class GroupCommit {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
@@ -40,6 +50,9 @@ final class GroupCommit {
     /** True when {@code snapshot} is the one this member wrote (its summary names the segment). */
     boolean owns(Snapshot snapshot);
   }
+
+  static final long MAX_PAUSE_MS = 1_500;
+  static final long OTHERS_ACTIVE_MS = 30_000;
 
   private final Map<String, Queue> queues = new ConcurrentHashMap<>();
 
@@ -57,13 +70,14 @@ final class GroupCommit {
       lead = me.awaitTurnOrResult();
     }
     if (lead) {
+      pause(queue.pauseNanos(System.nanoTime()));
       List<Waiter> group;
       synchronized (queue) {
         group = new ArrayList<>(queue.waiting);
         queue.waiting.clear();
       }
       try {
-        commitGroup(table, group);
+        commitGroup(table, group, queue);
       } catch (RuntimeException | Error e) {
         RuntimeException failure =
             e instanceof RuntimeException r ? r : new IllegalStateException(e);
@@ -95,10 +109,33 @@ final class GroupCommit {
     }
   }
 
-  private static void commitGroup(Table table, List<Waiter> group) {
+  /**
+   * How long the next group's leader of {@code table} would pause now (0 while no other writer is
+   * seen): for tests.
+   */
+  long pauseNanos(Table table) {
+    Queue queue = queues.get(table.name());
+    return queue == null ? 0 : queue.pauseNanos(System.nanoTime());
+  }
+
+  private static void pause(long nanos) {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // commit now; the caller sees the flag
+    }
+  }
+
+  private static void commitGroup(Table table, List<Waiter> group, Queue queue) {
+    long started = System.nanoTime();
     List<Waiter> remaining = new ArrayList<>(group);
     while (!remaining.isEmpty()) {
       table.refresh();
+      long baseSequence = lastSequence(table);
+      queue.sawBase(baseSequence, started);
       Transaction txn = table.newTransaction();
       List<Long> staged = new ArrayList<>();
       Waiter refused = null;
@@ -129,6 +166,8 @@ final class GroupCommit {
       }
       Table committed =
           txn.table(); // the metadata just committed (re-applied if the transaction retried)
+      queue.committed(
+          baseSequence, lastSequence(committed), remaining.size(), System.nanoTime() - started);
       loadCommitted(table);
       for (int i = 0; i < remaining.size(); i++) {
         Waiter w = remaining.get(i);
@@ -168,6 +207,11 @@ final class GroupCommit {
     Leftovers.delete(table.io(), files, Level.DEBUG);
   }
 
+  private static long lastSequence(Table table) {
+    Snapshot current = table.currentSnapshot();
+    return current == null ? 0 : current.sequenceNumber();
+  }
+
   /**
    * A commit leaves the table to be reloaded on its next use. Reloading it here, while no other
    * commit of the group can start, keeps the copiers that share this table instance from each
@@ -205,6 +249,41 @@ final class GroupCommit {
   private static final class Queue {
     final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
     boolean leading;
+    // Written by one leader at a time, read by the next one (handed over under this queue's lock).
+    private volatile long ownSequence =
+        -1; // the table's sequence number after this writer's commit
+    private volatile long othersSeenNanos;
+    private volatile boolean othersSeen;
+    private volatile long lastGroupNanos;
+
+    /** Another writer committed since this writer's last commit when the table moved past it. */
+    void sawBase(long sequence, long now) {
+      if (ownSequence >= 0 && sequence > ownSequence) {
+        othersSeen(now);
+      }
+    }
+
+    /** A retried transaction is re-applied on top of other writers' commits. */
+    void committed(long baseSequence, long sequence, int snapshots, long tookNanos) {
+      long now = System.nanoTime();
+      if (sequence > baseSequence + snapshots) {
+        othersSeen(now);
+      }
+      ownSequence = sequence;
+      lastGroupNanos = tookNanos;
+    }
+
+    private void othersSeen(long now) {
+      othersSeenNanos = now;
+      othersSeen = true;
+    }
+
+    long pauseNanos(long now) {
+      if (!othersSeen || now - othersSeenNanos > TimeUnit.MILLISECONDS.toNanos(OTHERS_ACTIVE_MS)) {
+        return 0;
+      }
+      return Math.min(lastGroupNanos * 3 / 2, TimeUnit.MILLISECONDS.toNanos(MAX_PAUSE_MS));
+    }
   }
 
   private static final class Waiter {

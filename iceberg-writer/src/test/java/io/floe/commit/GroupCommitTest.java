@@ -143,6 +143,37 @@ class GroupCommitTest {
     }
   }
 
+  @Test
+  void aWriterPausesBetweenItsCommitsOnlyWhileAnotherWriterCommitsIntoTheTable() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Table table = f.tables.resolve("paused", "id");
+      GroupCommit groups = new GroupCommit();
+      groups.commit(table, member(table, "a", 0, null, null));
+      groups.commit(table, member(table, "b", 1, null, null));
+      assertThat(groups.pauseNanos(table)).as("its own commits only").isZero();
+
+      Table otherBroker = f.table("paused", "id");
+      new GroupCommit().commit(otherBroker, member(otherBroker, "other", 2, null, null));
+      groups.commit(table, member(table, "c", 3, null, null));
+      long pause = groups.pauseNanos(table);
+      assertThat(pause)
+          .as("another writer committed in between")
+          .isPositive()
+          .isLessThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(GroupCommit.MAX_PAUSE_MS));
+
+      long started = System.nanoTime();
+      long d = groups.commit(table, member(table, "d", 4, null, null));
+      assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(pause);
+      assertThat(f.table("paused", "id").snapshot(d).summary())
+          .containsEntry(SegmentSummary.SEGMENT_ID, "d");
+      List<String> committed = new ArrayList<>();
+      f.table("paused", "id")
+          .snapshots()
+          .forEach(s -> committed.add(s.summary().get(SegmentSummary.SEGMENT_ID)));
+      assertThat(committed).containsExactly("a", "b", "other", "c", "d");
+    }
+  }
+
   private static void awaitWaiting(GroupCommit groups, Table table, int count)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);

@@ -77,6 +77,8 @@ public final class LocalStack {
             "rootLogger.appenderRef.out.ref = OUT",
             "logger.floe.name = io.floe",
             "logger.floe.level = INFO",
+            "logger.icebergretries.name = org.apache.iceberg.util.Tasks",
+            "logger.icebergretries.level = ERROR",
             ""),
         StandardCharsets.UTF_8);
     Path log4j1 = dir.resolve("log4j.properties");
@@ -89,6 +91,7 @@ public final class LocalStack {
             "log4j.appender.OUT.layout=org.apache.log4j.PatternLayout",
             "log4j.appender.OUT.layout.ConversionPattern=[%d] %p %m (%c)%n",
             "log4j.logger.io.floe=INFO",
+            "log4j.logger.org.apache.iceberg.util.Tasks=ERROR",
             ""),
         StandardCharsets.UTF_8);
     return List.of(
