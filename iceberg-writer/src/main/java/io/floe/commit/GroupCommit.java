@@ -51,7 +51,7 @@ final class GroupCommit {
     boolean owns(Snapshot snapshot);
   }
 
-  static final long MAX_PAUSE_MS = 1_500;
+  static final long MAX_PAUSE_MS = 500;
   static final long OTHERS_ACTIVE_MS = 30_000;
 
   private final Map<String, Queue> queues = new ConcurrentHashMap<>();
