@@ -168,7 +168,9 @@ final class StorageBackend implements AutoCloseable {
 
   /**
    * Starts expiring the snapshots of the tables this broker copies into, every {@link
-   * FloeRsmConfig#SNAPSHOT_EXPIRY_INTERVAL_MS} (unless 0), on a thread of its own.
+   * FloeRsmConfig#SNAPSHOT_EXPIRY_INTERVAL_MS} (unless 0), on a thread of its own. Called from
+   * configure, so the thread inherits the plugin's class loader as its context class loader, as the
+   * broker's calls into the plugin run with it.
    */
   void startSnapshotExpiry(TableMaintenance.Listener listener) {
     long intervalMs = config.snapshotExpiryIntervalMs();
