@@ -1,8 +1,6 @@
 package io.floe.maintenance;
 
 import io.floe.manifest.CorruptSidecarException;
-import io.floe.manifest.SegmentManifest;
-import io.floe.manifest.SidecarObjects;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,7 +9,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
@@ -26,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * except data files a live segment's sidecar still names. Kafka fetches a remote segment through
  * the data files its sidecar lists until Kafka deletes the segment, even after a compaction took
  * those files out of every retained snapshot; such a file is deleted with the segment ({@code
- * TieredSegments.delete}).
+ * TieredSegments.delete}). An instance remembers the sidecars it has read, so keep one for repeated
+ * runs.
  */
 public final class SnapshotExpiry {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiry.class);
@@ -38,15 +36,15 @@ public final class SnapshotExpiry {
     }
   }
 
-  private SnapshotExpiry() {}
+  private final SidecarDataFiles sidecars = new SidecarDataFiles();
 
   /** Expires {@code table}'s snapshots as of now. */
-  public static Outcome expire(Table table) {
+  public Outcome expire(Table table) {
     return expire(table, System.currentTimeMillis());
   }
 
   /** Expires {@code table}'s snapshots as of {@code nowMillis} (tests: a clock of their own). */
-  public static Outcome expire(Table table, long nowMillis) {
+  public Outcome expire(Table table, long nowMillis) {
     table.refresh();
     Set<Long> before = snapshotIds(table);
     if (before.size() <= 1) {
@@ -72,7 +70,7 @@ public final class SnapshotExpiry {
       return Outcome.nothing(table.name());
     }
     SafeDeletes deletes =
-        new SafeDeletes(table.name(), table.location(), (SupportsPrefixOperations) io);
+        new SafeDeletes(table.name(), table.location(), (SupportsPrefixOperations) io, sidecars);
     table
         .expireSnapshots()
         .expireOlderThan(nowMillis - maxAgeMs)
@@ -104,16 +102,22 @@ public final class SnapshotExpiry {
     private final String tableName;
     private final String sidecarPrefix;
     private final SupportsPrefixOperations io;
+    private final SidecarDataFiles sidecars;
     private Set<String> namedBySidecars;
     private boolean keepAll;
     final AtomicInteger deleted = new AtomicInteger();
     final AtomicInteger kept = new AtomicInteger();
 
-    SafeDeletes(String tableName, String tableLocation, SupportsPrefixOperations io) {
+    SafeDeletes(
+        String tableName,
+        String tableLocation,
+        SupportsPrefixOperations io,
+        SidecarDataFiles sidecars) {
       this.tableName = tableName;
       this.sidecarPrefix =
           (tableLocation.endsWith("/") ? tableLocation : tableLocation + "/") + "floe/segments/";
       this.io = io;
+      this.sidecars = sidecars;
     }
 
     void delete(String location) {
@@ -137,22 +141,16 @@ public final class SnapshotExpiry {
     }
 
     private Set<String> readSidecars() {
-      Set<String> named = new HashSet<>();
-      for (FileInfo sidecar : io.listPrefix(sidecarPrefix)) {
-        try {
-          named.addAll(SegmentManifest.dataFilesOf(SidecarObjects.read(io, sidecar.location())));
-        } catch (NotFoundException e) {
-          // Kafka deleted the segment since the listing: its files are free to go
-        } catch (CorruptSidecarException e) {
-          LOG.warn(
-              "Sidecar {} cannot be read, so the files of the snapshots just expired from {} stay",
-              sidecar.location(),
-              tableName,
-              e);
-          keepAll = true;
-        }
+      try {
+        return sidecars.under(io, sidecarPrefix);
+      } catch (CorruptSidecarException e) {
+        LOG.warn(
+            "A sidecar of {} cannot be read, so the files of the snapshots just expired stay",
+            tableName,
+            e);
+        keepAll = true;
+        return Set.of();
       }
-      return named;
     }
   }
 }

@@ -36,6 +36,7 @@ public final class TableMaintenance implements AutoCloseable {
   private final Supplier<Collection<TableIdentifier>> tables;
   private final Function<TableIdentifier, Table> loader;
   private final Listener listener;
+  private final SnapshotExpiry expiry = new SnapshotExpiry();
   private final Thread thread;
   private final Object lock = new Object();
   private boolean closed;
@@ -86,7 +87,7 @@ public final class TableMaintenance implements AutoCloseable {
 
   private void expire(TableIdentifier id) {
     try {
-      SnapshotExpiry.Outcome outcome = SnapshotExpiry.expire(loader.apply(id));
+      SnapshotExpiry.Outcome outcome = expiry.expire(loader.apply(id));
       if (outcome.expiredSnapshots() > 0) {
         LOG.info(
             "Expired {} snapshots of {} ({} files deleted, {} kept because a live segment still"

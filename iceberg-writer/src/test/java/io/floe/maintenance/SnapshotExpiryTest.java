@@ -31,6 +31,8 @@ class SnapshotExpiryTest {
 
   @TempDir Path dir;
 
+  private final SnapshotExpiry expiry = new SnapshotExpiry();
+
   private final List<SegmentKey> keys = new ArrayList<>();
   private final List<Path> logs = new ArrayList<>();
   private long nextOffset;
@@ -49,13 +51,13 @@ class SnapshotExpiryTest {
       Collections.reverse(history); // oldest first
       assertThat(history).hasSize(6);
 
-      assertThat(SnapshotExpiry.expire(table).expiredSnapshots())
+      assertThat(expiry.expire(table).expiredSnapshots())
           .as("every snapshot is younger than an hour")
           .isZero();
 
       long cutoff = history.get(2).timestampMillis() + 1;
       assertThat(history.get(3).timestampMillis()).isGreaterThanOrEqualTo(cutoff);
-      SnapshotExpiry.Outcome outcome = SnapshotExpiry.expire(table, cutoff + HOUR);
+      SnapshotExpiry.Outcome outcome = expiry.expire(table, cutoff + HOUR);
       assertThat(outcome.expiredSnapshots()).isEqualTo(3);
       assertThat(ids(table.snapshots()))
           .containsExactlyInAnyOrderElementsOf(ids(history.subList(3, 6)));
@@ -67,7 +69,7 @@ class SnapshotExpiryTest {
       assertThat(outcome.deletedFiles()).isGreaterThanOrEqualTo(3);
       assertThat(outcome.keptFiles()).isZero();
 
-      assertThat(SnapshotExpiry.expire(table, FAR_FUTURE).expiredSnapshots()).isEqualTo(1);
+      assertThat(expiry.expire(table, FAR_FUTURE).expiredSnapshots()).isEqualTo(1);
       assertThat(ids(table.snapshots()))
           .as("the minimum count stays however old")
           .containsExactlyInAnyOrderElementsOf(ids(history.subList(4, 6)));
@@ -93,7 +95,7 @@ class SnapshotExpiryTest {
           .allMatch(location -> table.io().newInputFile(location).exists());
       table.updateProperties().set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "1").commit();
 
-      SnapshotExpiry.Outcome outcome = SnapshotExpiry.expire(table, FAR_FUTURE);
+      SnapshotExpiry.Outcome outcome = expiry.expire(table, FAR_FUTURE);
 
       assertThat(outcome.expiredSnapshots()).as("three copies and the removal").isEqualTo(4);
       assertThat(deletedSegmentFiles)
@@ -114,7 +116,7 @@ class SnapshotExpiryTest {
       copySegment(f, 2);
       table.updateProperties().set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "1").commit();
 
-      SnapshotExpiry.Outcome outcome = SnapshotExpiry.expire(table, FAR_FUTURE);
+      SnapshotExpiry.Outcome outcome = expiry.expire(table, FAR_FUTURE);
 
       assertThat(outcome.expiredSnapshots()).as("two copies and the compaction").isEqualTo(3);
       assertThat(outcome.keptFiles()).isEqualTo(rewritten.size());

@@ -41,7 +41,8 @@ class CopyRacingExpiryTest {
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
       SegmentGenerator first = copyFirstSegment(f);
       Table elsewhere = commitFromAnotherBroker(f);
-      assertThat(SnapshotExpiry.expire(elsewhere, FAR_FUTURE).expiredSnapshots()).isEqualTo(1);
+      assertThat(new SnapshotExpiry().expire(elsewhere, FAR_FUTURE).expiredSnapshots())
+          .isEqualTo(1);
 
       TieredSegments.CopyResult result = copySecondSegment(f, first);
 
