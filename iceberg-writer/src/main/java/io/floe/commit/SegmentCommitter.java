@@ -23,6 +23,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -129,6 +130,48 @@ public final class SegmentCommitter {
       table.refresh();
     }
     Snapshot base = table.currentSnapshot();
+    try {
+      return attemptFrom(base, table, segment, topicId, segmentId, aborted, writtenHere, attempt);
+    } catch (IllegalArgumentException | NotFoundException e) {
+      throw retriableIfExpired(table, base, e);
+    }
+  }
+
+  /**
+   * A snapshot expiry (Floe's own, or an engine's) that removed the snapshot an attempt planned
+   * against makes Iceberg refuse the commit ("not an ancestor") or the plan (its manifest list is
+   * gone): the attempt plans again against the current table, as after a lost race.
+   */
+  private static RuntimeException retriableIfExpired(
+      Table table, Snapshot base, RuntimeException failure) {
+    if (base == null) {
+      return failure;
+    }
+    try {
+      table.refresh();
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      return failure;
+    }
+    if (table.snapshot(base.snapshotId()) != null) {
+      return failure;
+    }
+    return new ValidationException(
+        failure,
+        "Snapshot %s of %s that the commit planned against was expired meanwhile",
+        base.snapshotId(),
+        table.name());
+  }
+
+  private Result attemptFrom(
+      Snapshot base,
+      Table table,
+      WrittenSegment segment,
+      String topicId,
+      String segmentId,
+      List<AbortedTransaction> aborted,
+      List<DeleteFile> writtenHere,
+      int attempt) {
     CommitPlan plan =
         base == null
             ? CommitPlan.NONE

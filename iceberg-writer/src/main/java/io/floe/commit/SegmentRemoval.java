@@ -68,6 +68,8 @@ public final class SegmentRemoval {
 
   /** Those of {@code files} that the current snapshot holds for {@code partition} in range. */
   public static Set<String> live(Table table, int partition, Set<String> files, OffsetRange range) {
+    // A cached instance may still point at a snapshot whose manifest list an expiry deleted.
+    table.refresh();
     Set<String> live = new HashSet<>();
     for (FileScanTask task : scan(table, partition, range)) {
       if (files.contains(task.file().location())) {

@@ -21,6 +21,12 @@ public final class TopicTableOptions {
   static final long COMMIT_MIN_WAIT_MS = 5;
   static final long COMMIT_MAX_WAIT_MS = 100;
 
+  /** Snapshots younger than this are kept (the {@code history.expire.*} properties) unless set. */
+  static final long EXPIRE_MAX_SNAPSHOT_AGE_MS = 3_600_000;
+
+  static final int EXPIRE_MIN_SNAPSHOTS_TO_KEEP = 100;
+  static final int METADATA_PREVIOUS_VERSIONS_MAX = 50;
+
   private final Namespace namespace;
   private final TopicTableLayout.TimeTransform timeTransform;
   private final long targetFileSizeBytes;
@@ -63,6 +69,16 @@ public final class TopicTableOptions {
     props.putIfAbsent(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(COMMIT_RETRIES));
     props.putIfAbsent(TableProperties.COMMIT_MIN_RETRY_WAIT_MS, Long.toString(COMMIT_MIN_WAIT_MS));
     props.putIfAbsent(TableProperties.COMMIT_MAX_RETRY_WAIT_MS, Long.toString(COMMIT_MAX_WAIT_MS));
+    // One snapshot per copied segment: without expiry the metadata file (written whole by every
+    // commit, re-read by every lost race) grows by about 1 KB per segment for ever.
+    props.putIfAbsent(
+        TableProperties.MAX_SNAPSHOT_AGE_MS, Long.toString(EXPIRE_MAX_SNAPSHOT_AGE_MS));
+    props.putIfAbsent(
+        TableProperties.MIN_SNAPSHOTS_TO_KEEP, Integer.toString(EXPIRE_MIN_SNAPSHOTS_TO_KEEP));
+    props.putIfAbsent(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true");
+    props.putIfAbsent(
+        TableProperties.METADATA_PREVIOUS_VERSIONS_MAX,
+        Integer.toString(METADATA_PREVIOUS_VERSIONS_MAX));
     props.put(TableProperties.FORMAT_VERSION, "2");
     props.put(TableProperties.PARQUET_COMPRESSION, parquetCompression);
     props.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));

@@ -199,12 +199,7 @@ public final class SegmentManifest {
   public static SegmentManifest parse(byte[] bytes) {
     Sidecar sidecar = Sidecar.parse(bytes);
     Map<String, String> properties = sidecar.properties();
-    List<String> dataFiles = new ArrayList<>();
-    for (String line : sidecar.string(Section.DATA_FILES).split("\n")) {
-      if (!line.isEmpty()) {
-        dataFiles.add(line);
-      }
-    }
+    List<String> dataFiles = dataFiles(sidecar);
     BatchDirectory directory;
     try {
       directory = BatchDirectory.deserialize(sidecar.require(Section.BATCH_DIRECTORY));
@@ -260,6 +255,26 @@ public final class SegmentManifest {
   private static CorruptSidecarException notANumber(String key, String value, Exception cause) {
     return new CorruptSidecarException(
         "Sidecar property " + key + " is not a number: " + value, cause);
+  }
+
+  /**
+   * Only the data files a sidecar names, without decoding its indexes (snapshot expiry reads every
+   * live sidecar of a table).
+   *
+   * @throws CorruptSidecarException when the bytes are not a sidecar of this format version
+   */
+  public static List<String> dataFilesOf(byte[] bytes) {
+    return dataFiles(Sidecar.parse(bytes));
+  }
+
+  private static List<String> dataFiles(Sidecar sidecar) {
+    List<String> dataFiles = new ArrayList<>();
+    for (String line : sidecar.string(Section.DATA_FILES).split("\n")) {
+      if (!line.isEmpty()) {
+        dataFiles.add(line);
+      }
+    }
+    return dataFiles;
   }
 
   @Override

@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -123,6 +125,19 @@ public final class TopicTables {
    */
   public Table forCopy(String topic, String topicId) {
     return copyTables.get(copyKey(topic, topicId), k -> resolve(topic, topicId));
+  }
+
+  /**
+   * The tables this process copied into lately (those {@link #forCopy} holds): the ones whose
+   * snapshots it keeps expiring.
+   */
+  public List<TableIdentifier> copiedTables() {
+    List<TableIdentifier> ids = new ArrayList<>();
+    for (Table table : copyTables.asMap().values()) {
+      String name = table.name();
+      ids.add(TableIdentifier.of(options.namespace(), name.substring(name.lastIndexOf('.') + 1)));
+    }
+    return ids;
   }
 
   /**

@@ -46,6 +46,24 @@ class TableLayoutTest {
   }
 
   @Test
+  void newTablesExpireSnapshotsAndOldMetadataUnlessTheUserSetsOtherwise() throws Exception {
+    try (TableFixture f =
+        new TableFixture(
+            dir,
+            Storage.LOCAL,
+            TopicTableOptions.builder()
+                .tableProperty("history.expire.min-snapshots-to-keep", "7")
+                .build())) {
+      Table t = f.tables.resolve("aging", "id");
+      assertThat(t.properties())
+          .containsEntry("history.expire.max-snapshot-age-ms", "3600000")
+          .containsEntry("history.expire.min-snapshots-to-keep", "7")
+          .containsEntry("write.metadata.delete-after-commit.enabled", "true")
+          .containsEntry("write.metadata.previous-versions-max", "50");
+    }
+  }
+
+  @Test
   void schemaSpecAndSortOrderFollowTheLayout() throws Exception {
     try (TableFixture f =
         new TableFixture(

@@ -4,24 +4,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.format.Compression;
 import io.floe.format.TimestampType;
+import io.floe.testing.Compaction;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,8 +46,7 @@ class CompactionTest {
       f.segments.copy(k2, SegmentFiles.of(logTwo, one.nextOffset()));
 
       Table table = f.table("compacted", "id");
-      List<DataFile> old = compactIntoOneFile(table);
-      for (DataFile file : old) {
+      for (DataFile file : Compaction.intoOneFile(table)) {
         table.io().deleteFile(file.location()); // what expire_snapshots does to the rewritten files
       }
 
@@ -78,7 +68,7 @@ class CompactionTest {
       SegmentKey key = new SegmentKey("aborts", "id", 0, 0, "s");
       f.segments.copy(key, SegmentFiles.of(log, 0));
       Table table = f.table("aborts", "id");
-      for (DataFile file : compactIntoOneFile(table)) {
+      for (DataFile file : Compaction.intoOneFile(table)) {
         table.io().deleteFile(file.location());
       }
       assertThatThrownBy(
@@ -90,42 +80,5 @@ class CompactionTest {
           .isInstanceOf(IOException.class)
           .hasMessageContaining("incomplete");
     }
-  }
-
-  /**
-   * Rewrites every data file of the table into one, applying deletes, as rewrite_data_files does.
-   */
-  private static List<DataFile> compactIntoOneFile(Table table) throws IOException {
-    table.refresh();
-    List<DataFile> old = new ArrayList<>();
-    java.util.Set<org.apache.iceberg.DeleteFile> deletes = new java.util.HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(
-          t -> {
-            old.add(t.file());
-            deletes.addAll(t.deletes());
-          });
-    }
-    List<Record> rows = TableFixture.rows(table); // deletes applied, sorted by offset
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    OutputFileFactory files =
-        OutputFileFactory.builderFor(table, 0, 99).format(FileFormat.PARQUET).build();
-    org.apache.iceberg.PartitionKey key =
-        new org.apache.iceberg.PartitionKey(table.spec(), table.schema());
-    key.partition(
-        new org.apache.iceberg.data.InternalRecordWrapper(table.schema().asStruct())
-            .wrap(rows.get(0)));
-    DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(key), table.spec(), key);
-    try (writer) {
-      rows.forEach(writer::write);
-    }
-    RewriteFiles rewrite = table.newRewrite();
-    old.forEach(rewrite::deleteFile);
-    deletes.forEach(rewrite::deleteFile);
-    rewrite.validateFromSnapshot(table.currentSnapshot().snapshotId());
-    rewrite.addFile(writer.toDataFile());
-    rewrite.commit();
-    return old;
   }
 }

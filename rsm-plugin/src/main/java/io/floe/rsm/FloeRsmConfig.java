@@ -50,11 +50,14 @@ public final class FloeRsmConfig extends AbstractConfig {
   public static final String CACHE_TABLES_EXPIRATION_MS = "cache.tables.expiration.ms";
   public static final String OPERATION_TIMEOUT_MS = "operation.timeout.ms";
   public static final String COPY_TIMEOUT_MS = "copy.timeout.ms";
+  public static final String SNAPSHOT_EXPIRY_INTERVAL_MS = "snapshot.expiry.interval.ms";
   public static final String BROKER_ID = "broker.id";
 
   public static final long DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
   public static final long DEFAULT_COPY_TIMEOUT_MS = 300_000;
   private static final long MIN_TIMEOUT_MS = 100;
+  public static final long DEFAULT_SNAPSHOT_EXPIRY_INTERVAL_MS = 60_000;
+  private static final long MIN_SNAPSHOT_EXPIRY_INTERVAL_MS = 1_000;
 
   /** How deleting a remote segment treats its rows. */
   public enum RetentionMode {
@@ -183,7 +186,25 @@ public final class FloeRsmConfig extends AbstractConfig {
             Importance.LOW,
             "Longest backoff in milliseconds between commit attempts; at least "
                 + COMMIT_BACKOFF_MIN_MS
-                + ".");
+                + ".")
+        .define(
+            SNAPSHOT_EXPIRY_INTERVAL_MS,
+            Type.LONG,
+            DEFAULT_SNAPSHOT_EXPIRY_INTERVAL_MS,
+            ConfigDef.LambdaValidator.with(
+                (name, value) -> {
+                  long ms = (Long) value;
+                  if (ms != 0 && ms < MIN_SNAPSHOT_EXPIRY_INTERVAL_MS) {
+                    throw new ConfigException(name, value, "must be 0 (off) or at least 1000");
+                  }
+                },
+                () -> "0 or at least 1000"),
+            Importance.MEDIUM,
+            "Milliseconds between two runs of the broker's snapshot expiry, which expires the snapshots "
+                + "of the topic tables the broker copied into in the last 10 minutes, by each table's "
+                + "history.expire.* properties, and deletes the files they leave unreferenced except data "
+                + "files a remote segment Kafka still serves reads. 0 turns it off (expire snapshots with "
+                + "an engine instead).");
   }
 
   /** How long a call may hold the broker's thread. */
@@ -319,6 +340,10 @@ public final class FloeRsmConfig extends AbstractConfig {
 
   public long copyTimeoutMs() {
     return getLong(COPY_TIMEOUT_MS);
+  }
+
+  public long snapshotExpiryIntervalMs() {
+    return getLong(SNAPSHOT_EXPIRY_INTERVAL_MS);
   }
 
   public int brokerId() {

@@ -1,6 +1,8 @@
 package io.floe.rsm;
 
 import io.floe.fetch.StoredSegment;
+import io.floe.maintenance.SnapshotExpiry;
+import io.floe.maintenance.TableMaintenance;
 import io.floe.rsm.metrics.FloeRsmMetrics;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
@@ -9,12 +11,15 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.kafka.server.log.remote.storage.LogSegmentData;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata.CustomMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteResourceNotFoundException;
 import org.apache.kafka.server.log.remote.storage.RemoteStorageException;
 import org.apache.kafka.server.log.remote.storage.RemoteStorageManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The work behind {@link FloeRemoteStorageManager}: tiers each rolled segment into its topic's
@@ -23,6 +28,7 @@ import org.apache.kafka.server.log.remote.storage.RemoteStorageManager;
  * call runs within its bound ({@link BoundedCalls}).
  */
 final class IcebergRemoteStorageManager implements RemoteStorageManager {
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergRemoteStorageManager.class);
   private static final String OPENING =
       "opening the segment (its table in the catalog, its sidecar in storage)";
 
@@ -45,6 +51,24 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
             started.redactor()::describe,
             config.brokerId());
     this.backend = started;
+    FloeRsmMetrics recorded = metrics;
+    started.startSnapshotExpiry(
+        new TableMaintenance.Listener() {
+          @Override
+          public void expired(SnapshotExpiry.Outcome outcome) {
+            recorded.recordExpiry(outcome);
+          }
+
+          @Override
+          public void failed(TableIdentifier table, RuntimeException cause) {
+            recorded.recordExpiryError();
+            LOG.warn(
+                "Snapshot expiry of {} failed, tried again in {} ms: {}",
+                table,
+                config.snapshotExpiryIntervalMs(),
+                started.redactor().describe(cause));
+          }
+        });
   }
 
   /** The metrics of this instance (also registered in JMX); null until configured. */

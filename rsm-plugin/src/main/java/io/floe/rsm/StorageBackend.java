@@ -6,6 +6,7 @@ import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
+import io.floe.maintenance.TableMaintenance;
 import io.floe.tier.CopyStep;
 import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
@@ -39,6 +40,7 @@ final class StorageBackend implements AutoCloseable {
   private final TieredSegments segments;
   private final Cache<String, StoredSegment> openSegments;
   private final boolean removeRows;
+  private TableMaintenance maintenance;
 
   private StorageBackend(FloeRsmConfig config, Redactor redactor, Catalog catalog) {
     this.config = config;
@@ -164,8 +166,34 @@ final class StorageBackend implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts expiring the snapshots of the tables this broker copies into, every {@link
+   * FloeRsmConfig#SNAPSHOT_EXPIRY_INTERVAL_MS} (unless 0), on a thread of its own. Called from
+   * configure, so the thread inherits the plugin's class loader as its context class loader, as the
+   * broker's calls into the plugin run with it.
+   */
+  void startSnapshotExpiry(TableMaintenance.Listener listener) {
+    long intervalMs = config.snapshotExpiryIntervalMs();
+    if (intervalMs == 0) {
+      LOG.info("Snapshot expiry is off ({} = 0)", FloeRsmConfig.SNAPSHOT_EXPIRY_INTERVAL_MS);
+      return;
+    }
+    Catalog uncached = catalog.delegate(); // expiry refreshes and commits an instance of its own
+    maintenance =
+        new TableMaintenance(
+                "floe-table-maintenance-" + config.brokerId(),
+                intervalMs,
+                segments.tables()::copiedTables,
+                uncached::loadTable,
+                listener)
+            .start();
+  }
+
   @Override
   public void close() {
+    if (maintenance != null) {
+      maintenance.close(); // before the catalog it uses
+    }
     openSegments.invalidateAll();
     try {
       catalog.close();

@@ -53,6 +53,7 @@ class FloeRsmConfigTest {
     assertThat(config.operationTimeoutMs()).isEqualTo(30_000);
     assertThat(config.copyTimeoutMs()).isEqualTo(300_000);
     assertThat(config.brokerId()).isEqualTo(3);
+    assertThat(config.snapshotExpiryIntervalMs()).isEqualTo(60_000);
     assertThat(config.tableOptions().tableProperties())
         .containsEntry("write.parquet.compression-codec", "zstd")
         .containsEntry("write.target-file-size-bytes", Long.toString(128L * 1024 * 1024));
@@ -74,7 +75,11 @@ class FloeRsmConfigTest {
     props.put("copy.timeout.ms", "60000");
     props.put("iceberg.s3.endpoint", "http://127.0.0.1:9000");
     props.put("typo.key", "x");
+    props.put("snapshot.expiry.interval.ms", "0");
     FloeRsmConfig config = new FloeRsmConfig(props);
+    assertThat(config.snapshotExpiryIntervalMs()).as("off").isZero();
+    props.put("snapshot.expiry.interval.ms", "1000");
+    assertThat(new FloeRsmConfig(props).snapshotExpiryIntervalMs()).isEqualTo(1000);
     assertThat(config.namespace()).isEqualTo(Namespace.of("lake", "kafka"));
     assertThat(config.retentionMode()).isEqualTo(FloeRsmConfig.RetentionMode.KEEP);
     assertThat(config.commitMaxAttempts()).isEqualTo(3);
@@ -108,6 +113,9 @@ class FloeRsmConfigTest {
     "operation.timeout.ms, 30s",
     "copy.timeout.ms, 99",
     "broker.id, x",
+    "snapshot.expiry.interval.ms, 999",
+    "snapshot.expiry.interval.ms, -1",
+    "snapshot.expiry.interval.ms, 1m",
   })
   void badValuesNameTheKey(String key, String value) {
     Map<String, Object> props = minimal();

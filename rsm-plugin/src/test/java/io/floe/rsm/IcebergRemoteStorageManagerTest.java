@@ -24,7 +24,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServer;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -335,5 +339,63 @@ class IcebergRemoteStorageManagerTest {
     in.close(); // no exception
     in.close();
     assertThatThrownBy(in::read).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void snapshotExpiryRunsOnItsOwnThreadStopsOnCloseAndIsOffAtZero() throws Exception {
+    rsm.close();
+    Map<String, Object> props = config(TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL));
+    props.put("snapshot.expiry.interval.ms", "1000");
+    rsm = new FloeRemoteStorageManager();
+    rsm.configure(props);
+    SegmentGenerator first =
+        SegmentGenerator.seeded(21).batch(Compression.NONE, TimestampType.CREATE_TIME, 5, 20);
+    Segment one = segment("expiry-a", first, false);
+    rsm.copyLogSegmentData(one.metadata(), one.data());
+    long base = first.nextOffset();
+    Segment second =
+        segment(
+            "expiry-b",
+            base,
+            SegmentGenerator.seeded(22)
+                .startOffset(base)
+                .batch(Compression.NONE, TimestampType.CREATE_TIME, 5, 20),
+            false);
+    rsm.copyLogSegmentData(second.metadata(), second.data());
+    try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
+      catalog
+          .loadTable(TableIdentifier.of("kafka", "payments"))
+          .updateProperties()
+          .set(TableProperties.MAX_SNAPSHOT_AGE_MS, "0")
+          .set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "1")
+          .commit();
+    }
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (count("ExpiredSnapshots") < 1) {
+      assertThat(System.nanoTime()).as("a snapshot expired within 60 s").isLessThan(deadline);
+      Thread.sleep(50);
+    }
+    assertThat(count("ExpiredSnapshots")).isEqualTo(1);
+    assertThat(count("ExpiryErrors")).isZero();
+    assertThat(readAll(rsm.fetchLogSegment(one.metadata(), 0)))
+        .as("the segment of the expired snapshot is served as before")
+        .isEqualTo(Files.readAllBytes(one.log()));
+    assertThat(maintenanceThreads()).hasSize(1);
+    long closing = System.nanoTime();
+    rsm.close();
+    assertThat(maintenanceThreads()).isEmpty();
+    assertThat(System.nanoTime() - closing).isLessThan(TimeUnit.SECONDS.toNanos(11));
+
+    props.put("snapshot.expiry.interval.ms", "0");
+    rsm = new FloeRemoteStorageManager();
+    rsm.configure(props);
+    assertThat(maintenanceThreads()).isEmpty();
+  }
+
+  private static List<Thread> maintenanceThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("floe-table-maintenance-7") && t.isAlive())
+        .toList();
   }
 }

@@ -1,5 +1,6 @@
 package io.floe.rsm.metrics;
 
+import io.floe.maintenance.SnapshotExpiry;
 import io.floe.tier.TieredSegments.CopyResult;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -109,6 +110,10 @@ public final class FloeRsmMetrics implements AutoCloseable {
   private final Latency callLatency = new Latency();
   private final Counter timeouts = new Counter();
   private final Counter copyCancellations = new Counter();
+  private final Counter expiredSnapshots = new Counter();
+  private final Counter expiryDeletedFiles = new Counter();
+  private final Counter expiryKeptFiles = new Counter();
+  private final Counter expiryErrors = new Counter();
 
   private final List<ObjectName> registered = new ArrayList<>();
 
@@ -133,6 +138,10 @@ public final class FloeRsmMetrics implements AutoCloseable {
     beans.put("CallLatency", callLatency);
     beans.put("OperationTimeouts", timeouts);
     beans.put("CopyCancellations", copyCancellations);
+    beans.put("ExpiredSnapshots", expiredSnapshots);
+    beans.put("ExpiryDeletedFiles", expiryDeletedFiles);
+    beans.put("ExpiryKeptFiles", expiryKeptFiles);
+    beans.put("ExpiryErrors", expiryErrors);
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     for (Map.Entry<String, Object> e : beans.entrySet()) {
       try {
@@ -223,6 +232,18 @@ public final class FloeRsmMetrics implements AutoCloseable {
   /** The broker cancelled a copy (its thread was interrupted): not a copy error. */
   public void recordCopyCancelled() {
     copyCancellations.increment();
+  }
+
+  /** One table's snapshot expiry ran (and may have expired nothing). */
+  public void recordExpiry(SnapshotExpiry.Outcome outcome) {
+    expiredSnapshots.add(outcome.expiredSnapshots());
+    expiryDeletedFiles.add(outcome.deletedFiles());
+    expiryKeptFiles.add(outcome.keptFiles()); // unreferenced, but a live segment still reads them
+  }
+
+  /** One table's snapshot expiry failed (it is tried again at the next interval). */
+  public void recordExpiryError() {
+    expiryErrors.increment();
   }
 
   @Override

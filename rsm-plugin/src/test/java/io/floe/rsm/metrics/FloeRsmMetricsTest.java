@@ -2,6 +2,7 @@ package io.floe.rsm.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.maintenance.SnapshotExpiry;
 import io.floe.tier.TieredSegments.CopyResult;
 import java.lang.management.ManagementFactory;
 import javax.management.MBeanServer;
@@ -76,6 +77,20 @@ class FloeRsmMetricsTest {
       assertThat(attribute("OperationTimeouts", "Count")).isEqualTo(1L);
       assertThat(attribute("CopyCancellations", "Count")).isEqualTo(1L);
       assertThat(attribute("CopyErrors", "Count")).as("a cancellation is no error").isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void snapshotExpiries() throws Exception {
+    try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
+      metrics.recordExpiry(new SnapshotExpiry.Outcome("floe.kafka.t", 3, 7, 2));
+      metrics.recordExpiry(SnapshotExpiry.Outcome.nothing("floe.kafka.u"));
+      metrics.recordExpiryError();
+
+      assertThat(attribute("ExpiredSnapshots", "Count")).isEqualTo(3L);
+      assertThat(attribute("ExpiryDeletedFiles", "Count")).isEqualTo(7L);
+      assertThat(attribute("ExpiryKeptFiles", "Count")).isEqualTo(2L);
+      assertThat(attribute("ExpiryErrors", "Count")).isEqualTo(1L);
     }
   }
 
