@@ -1,6 +1,7 @@
 package io.floe.maintenance;
 
 import io.floe.manifest.CorruptSidecarException;
+import io.floe.tier.SegmentKey;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -114,8 +115,7 @@ public final class SnapshotExpiry {
         SupportsPrefixOperations io,
         SidecarDataFiles sidecars) {
       this.tableName = tableName;
-      this.sidecarPrefix =
-          (tableLocation.endsWith("/") ? tableLocation : tableLocation + "/") + "floe/segments/";
+      this.sidecarPrefix = SegmentKey.sidecarFolder(tableLocation);
       this.io = io;
       this.sidecars = sidecars;
     }

@@ -20,11 +20,14 @@ public record SegmentKey(
     }
   }
 
+  /** The folder under the table location that holds every segment's sidecar. */
+  public static String sidecarFolder(String tableLocation) {
+    return (tableLocation.endsWith("/") ? tableLocation : tableLocation + "/") + "floe/segments/";
+  }
+
   /** Where the sidecar of this segment lives, under the table location. */
   public String sidecarLocation(String tableLocation) {
-    String base = tableLocation.endsWith("/") ? tableLocation : tableLocation + "/";
-    return base
-        + "floe/segments/"
+    return sidecarFolder(tableLocation)
         + partition
         + "/"
         + String.format("%020d", baseOffset)

@@ -38,7 +38,7 @@ class SidecarDataFilesTest {
       }
       Table table = f.table("named", "id");
       SupportsPrefixOperations io = (SupportsPrefixOperations) table.io();
-      String prefix = table.location() + "/floe/segments/";
+      String prefix = SegmentKey.sidecarFolder(table.location());
       List<String> first = f.segments.open(keys.get(0)).dataFiles();
       List<String> second = f.segments.open(keys.get(1)).dataFiles();
       SidecarDataFiles sidecars = new SidecarDataFiles();
