@@ -1,0 +1,30 @@
+package io.floe.typed;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Payloads of one writer schema to values of one table column and back. Values are Iceberg's
+ * generic data values ({@code Record}, {@code List}, {@code Map} in encounter order, {@code
+ * ByteBuffer}, {@code String}, {@code BigDecimal}, {@code LocalDate}, {@code OffsetDateTime}, ...).
+ *
+ * <p>The caller checks losslessness by comparing {@code encode(decode(payload))} with the payload,
+ * so {@link #decode} must give the value exactly as the table will store and return it: a value
+ * storage cannot keep as it is (a NaN with a payload, a string that is not valid UTF-8, a duplicate
+ * map key) is normalised the way storage would normalise it, so that it re-encodes to other bytes
+ * and the record keeps its original bytes beside its columns.
+ */
+public interface PayloadCodec {
+
+  /**
+   * The value of a payload (the bytes after the wire-format prefix).
+   *
+   * @throws UndecodablePayloadException if the bytes are not a valid payload of the writer schema
+   */
+  Object decode(ByteBuffer payload) throws UndecodablePayloadException;
+
+  /**
+   * The payload of a value {@link #decode} returned or the table read back, in the format's
+   * canonical encoding (the same bytes for the same value, always).
+   */
+  byte[] encode(Object value);
+}
