@@ -53,6 +53,11 @@ public final class RowCodec {
 
   /** A codec for rows of {@code schema}, keys and values in binary columns. */
   public RowCodec(Schema schema) {
+    this(schema, ColumnCodec.BINARY, ColumnCodec.BINARY);
+  }
+
+  /** A codec for rows of {@code schema}, keys and values as {@code key} and {@code value} say. */
+  public RowCodec(Schema schema, ColumnCodec key, ColumnCodec value) {
     this.rowType = schema.asStruct();
     this.kafkaPos = positionOf(rowType, TopicTableLayout.KAFKA);
     this.kafkaType = rowType.fields().get(kafkaPos).type().asStructType();
@@ -71,8 +76,8 @@ public final class RowCodec {
     this.createTimestampPos = positionOf(kafkaType, "create_timestamp");
     this.headerKeyPos = positionOf(headerType, KEY);
     this.headerValuePos = positionOf(headerType, VALUE);
-    this.keys = new BinaryValueCodec(rowType, KEY);
-    this.values = new BinaryValueCodec(rowType, VALUE);
+    this.keys = key.codec(rowType, KEY);
+    this.values = value.codec(rowType, VALUE);
     this.row = GenericRecord.create(rowType);
     this.kafka = GenericRecord.create(kafkaType);
     this.headerTemplate = GenericRecord.create(headerType);

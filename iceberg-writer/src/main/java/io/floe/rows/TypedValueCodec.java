@@ -1,0 +1,170 @@
+package io.floe.rows;
+
+import io.floe.layout.TypedColumns;
+import io.floe.typed.ColumnFormat;
+import io.floe.typed.PayloadCodec;
+import io.floe.typed.SchemaEvolutionRequired;
+import io.floe.typed.SchemaUnavailableException;
+import io.floe.typed.TypeCoverage;
+import io.floe.typed.UndecodablePayloadException;
+import io.floe.typed.WireFormat;
+import io.floe.typed.WriterSchema;
+import io.floe.typed.WriterSchemas;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Keys or values in typed columns ({@link TypedColumns}), lossless by verification: each record is
+ * decoded with its writer schema, re-encoded from the value with the code fetch uses, and compared
+ * byte for byte. Exact: typed columns only. Inexact: typed columns plus the original bytes.
+ * Undecodable (not the wire format, a schema that cannot be had, an invalid payload): the original
+ * bytes and the reason. A record's content never fails a copy; the one exception is a writer schema
+ * the table cannot hold yet, {@link SchemaEvolutionRequired}, for the copy to evolve the table.
+ */
+public final class TypedValueCodec implements ValueCodec {
+  private final String column;
+  private final ColumnFormat format;
+  private final WriterSchemas schemas;
+  private final boolean protobuf;
+  private final Type columnType;
+  private final int valuePos;
+  private final int schemaIdPos;
+  private final int messagePos;
+  private final int statusPos;
+  private final int reasonPos;
+  private final int rawPos;
+  private final Map<WriterKey, PayloadCodec> codecs = new HashMap<>();
+
+  /**
+   * The codec of typed column {@code column} of rows of {@code rowType}, whose writer schemas come
+   * from {@code schemas}.
+   */
+  public TypedValueCodec(
+      Types.StructType rowType, String column, ColumnFormat format, WriterSchemas schemas) {
+    this.column = column;
+    this.format = format;
+    this.schemas = schemas;
+    this.protobuf = format.format() == ColumnFormat.Format.PROTOBUF;
+    Types.NestedField typed = rowType.field(column);
+    this.columnType = typed == null ? null : typed.type();
+    this.valuePos = typed == null ? -1 : RowCodec.positionOf(rowType, column);
+    this.schemaIdPos = RowCodec.positionOf(rowType, TypedColumns.schemaId(column));
+    this.messagePos = protobuf ? RowCodec.positionOf(rowType, TypedColumns.message(column)) : -1;
+    this.statusPos = RowCodec.positionOf(rowType, TypedColumns.status(column));
+    this.reasonPos = RowCodec.positionOf(rowType, TypedColumns.reason(column));
+    this.rawPos = RowCodec.positionOf(rowType, TypedColumns.raw(column));
+  }
+
+  @Override
+  public void write(byte[] bytes, StructLike row) {
+    if (bytes == null) {
+      set(row, null, null, null, null, null, null);
+      return;
+    }
+    Integer schemaId = null;
+    List<Integer> indexes = null;
+    try {
+      int start = 0;
+      if (format.source() == ColumnFormat.SchemaSource.WIRE) {
+        WireFormat.Prefix prefix = WireFormat.read(bytes, protobuf);
+        schemaId = prefix.schemaId();
+        indexes = prefix.messageIndexes();
+        start = prefix.payloadStart();
+      } else {
+        schemaId = schemas.latestId(format.subject());
+        indexes = protobuf ? List.of(0) : List.of();
+      }
+      PayloadCodec codec = codec(new WriterKey(schemaId, indexes), true);
+      Object value = codec.decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
+      boolean exact = Arrays.equals(encoded(schemaId, indexes, codec.encode(value)), bytes);
+      set(
+          row,
+          value,
+          schemaId,
+          indexes,
+          exact ? TypedColumns.STATUS_OK : TypedColumns.STATUS_INEXACT,
+          exact ? null : "re-encoding the typed value gives other bytes",
+          exact ? null : bytes);
+    } catch (UndecodablePayloadException | SchemaUnavailableException e) {
+      set(row, null, schemaId, indexes, TypedColumns.STATUS_UNDECODABLE, e.getMessage(), bytes);
+    }
+  }
+
+  @Override
+  public byte[] read(StructLike row) {
+    if (row.get(statusPos, String.class) == null) {
+      return null;
+    }
+    ByteBuffer raw = row.get(rawPos, ByteBuffer.class);
+    if (raw != null) {
+      return RowCodec.bytes(raw);
+    }
+    int schemaId = row.get(schemaIdPos, Integer.class);
+    List<Integer> indexes = protobuf ? messageOf(row) : List.of();
+    try {
+      PayloadCodec codec = codec(new WriterKey(schemaId, indexes), false);
+      return encoded(schemaId, indexes, codec.encode(row.get(valuePos, Object.class)));
+    } catch (SchemaUnavailableException e) {
+      throw new IllegalStateException(
+          "Cannot re-encode a typed " + column + " of writer schema " + schemaId, e);
+    }
+  }
+
+  private PayloadCodec codec(WriterKey key, boolean copying) throws SchemaUnavailableException {
+    PayloadCodec codec = codecs.get(key);
+    if (codec == null) {
+      WriterSchema writer = schemas.writerSchema(key.schemaId(), key.messageIndexes());
+      if (copying
+          && (columnType == null || !TypeCoverage.covers(columnType, writer.icebergType()))) {
+        throw new SchemaEvolutionRequired(column, key.schemaId(), writer.icebergType());
+      }
+      codec = writer.bind(columnType);
+      codecs.put(key, codec);
+    }
+    return codec;
+  }
+
+  private byte[] encoded(int schemaId, List<Integer> indexes, byte[] payload) {
+    if (format.source() == ColumnFormat.SchemaSource.LATEST) {
+      return payload;
+    }
+    byte[] prefix = WireFormat.prefix(schemaId, indexes, protobuf);
+    byte[] out = Arrays.copyOf(prefix, prefix.length + payload.length);
+    System.arraycopy(payload, 0, out, prefix.length, payload.length);
+    return out;
+  }
+
+  private List<Integer> messageOf(StructLike row) {
+    @SuppressWarnings("unchecked")
+    List<Integer> path = row.get(messagePos, List.class);
+    return path == null ? List.of(0) : path;
+  }
+
+  private void set(
+      StructLike row,
+      Object value,
+      Integer schemaId,
+      List<Integer> indexes,
+      String status,
+      String reason,
+      byte[] raw) {
+    if (valuePos >= 0) {
+      row.set(valuePos, value);
+    }
+    row.set(schemaIdPos, schemaId);
+    if (messagePos >= 0) {
+      row.set(messagePos, indexes == null || indexes.equals(List.of(0)) ? null : indexes);
+    }
+    row.set(statusPos, status);
+    row.set(reasonPos, reason);
+    row.set(rawPos, raw == null ? null : ByteBuffer.wrap(raw));
+  }
+
+  private record WriterKey(int schemaId, List<Integer> messageIndexes) {}
+}
