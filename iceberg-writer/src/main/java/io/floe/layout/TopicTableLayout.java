@@ -15,6 +15,9 @@ import org.apache.iceberg.types.Types;
 public final class TopicTableLayout {
   public static final int LAYOUT_VERSION = 1;
 
+  /** The layout of tables with typed keys or values ({@link TypedColumns}). */
+  public static final int TYPED_LAYOUT_VERSION = 2;
+
   public static final String KAFKA = "kafka";
   public static final String PARTITION = "kafka.partition";
   public static final String OFFSET = "kafka.offset";

@@ -1,5 +1,7 @@
 package io.floe.layout;
 
+import io.floe.typed.ColumnFormat;
+import io.floe.typed.TypedRules;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -33,8 +35,10 @@ public final class TopicTableOptions {
   private final long rowGroupSizeBytes;
   private final String parquetCompression;
   private final Map<String, String> extraTableProperties;
+  private final TypedRules typedRules;
 
   private TopicTableOptions(Builder b) {
+    this.typedRules = b.typedRules;
     this.namespace = b.namespace;
     this.timeTransform = b.timeTransform;
     this.targetFileSizeBytes = b.targetFileSizeBytes;
@@ -57,6 +61,13 @@ public final class TopicTableOptions {
 
   public long targetFileSizeBytes() {
     return targetFileSizeBytes;
+  }
+
+  /** The key and value formats of a new table of {@code topic}: binary unless a rule says. */
+  public TypedRules.TopicFormats formatsFor(String topic) {
+    return typedRules == null
+        ? new TypedRules.TopicFormats(ColumnFormat.BINARY, ColumnFormat.BINARY)
+        : typedRules.formatsFor(topic);
   }
 
   /** Table properties a new topic table is created with. */
@@ -96,6 +107,13 @@ public final class TopicTableOptions {
     private long rowGroupSizeBytes = DEFAULT_ROW_GROUP_SIZE;
     private String parquetCompression = DEFAULT_COMPRESSION;
     private final Map<String, String> extraTableProperties = new HashMap<>();
+    private TypedRules typedRules;
+
+    /** The rules that give new tables typed key and value columns. */
+    public Builder typedRules(TypedRules value) {
+      this.typedRules = value;
+      return this;
+    }
 
     public Builder namespace(Namespace value) {
       this.namespace = Objects.requireNonNull(value, "namespace");

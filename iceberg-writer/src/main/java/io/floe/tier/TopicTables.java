@@ -4,6 +4,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
+import io.floe.layout.TypedColumns;
+import io.floe.typed.TypedRules;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -175,8 +178,18 @@ public final class TopicTables {
     Map<String, String> props = new HashMap<>(options.tableProperties());
     props.put(TopicTableLayout.PROP_TOPIC, topic);
     props.put(TopicTableLayout.PROP_TOPIC_ID, topicId);
+    TypedRules.TopicFormats formats = options.formatsFor(topic);
+    Schema schema = TopicTableLayout.SCHEMA;
+    if (formats.typed()) {
+      schema = TypedColumns.schema(formats.key(), formats.value());
+      props.putAll(formats.key().properties("key"));
+      props.putAll(formats.value().properties("value"));
+      props.put(
+          TopicTableLayout.PROP_LAYOUT_VERSION,
+          Integer.toString(TopicTableLayout.TYPED_LAYOUT_VERSION));
+    }
     return catalog
-        .buildTable(id, TopicTableLayout.SCHEMA)
+        .buildTable(id, schema)
         .withPartitionSpec(TopicTableLayout.partitionSpec(options.timeTransform()))
         .withSortOrder(TopicTableLayout.sortOrder())
         .withProperties(props);
