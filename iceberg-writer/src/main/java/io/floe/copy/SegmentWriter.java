@@ -11,6 +11,8 @@ import io.floe.format.SegmentBatchReader;
 import io.floe.layout.TopicTableOptions;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.RowCodec;
+import io.floe.rows.TableCodecs;
+import io.floe.typed.SchemaEvolutionRequired;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -26,6 +28,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
@@ -52,6 +55,7 @@ public final class SegmentWriter {
 
   private final Table table;
   private final Reencoding reencoding;
+  private final TableCodecs codecs;
   private final long targetFileSizeBytes;
 
   public SegmentWriter(Table table) {
@@ -63,6 +67,16 @@ public final class SegmentWriter {
    * does.
    */
   public SegmentWriter(Table table, Reencoding reencoding) {
+    this(table, reencoding, TableCodecs.withoutRegistry());
+  }
+
+  /**
+   * As above, rows made with the codecs {@code codecs} gives for the table. A record whose writer
+   * schema the table cannot hold yet stops the write with {@link SchemaEvolutionRequired} (its
+   * files deleted), for the caller to evolve the table and write again.
+   */
+  public SegmentWriter(Table table, Reencoding reencoding, TableCodecs codecs) {
+    this.codecs = codecs;
     this.table = table;
     this.reencoding = reencoding;
     this.targetFileSizeBytes =
@@ -121,10 +135,10 @@ public final class SegmentWriter {
   private final class Run {
     private final int partition;
     private final PartitionSpec spec = table.spec();
-    private final RowCodec codec = new RowCodec(table.schema());
-    private final PartitionKey partitionKey = new PartitionKey(table.spec(), table.schema());
-    private final InternalRecordWrapper wrapper =
-        new InternalRecordWrapper(table.schema().asStruct());
+    private final Schema schema = table.schema();
+    private final RowCodec codec = codecs.forCopy(table, schema);
+    private final PartitionKey partitionKey = new PartitionKey(spec, schema);
+    private final InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     private final FileWriterFactory<Record> writerFactory;
     private final OutputFileFactory fileFactory;
     private final Map<StructLike, OpenFile> open = new HashMap<>();
@@ -144,7 +158,7 @@ public final class SegmentWriter {
       this.writerFactory =
           new GenericFileWriterFactory.Builder(table)
               .dataFileFormat(FileFormat.PARQUET)
-              .dataSchema(table.schema())
+              .dataSchema(schema)
               .dataSortOrder(table.sortOrder())
               .deleteFileFormat(FileFormat.PARQUET)
               .build();

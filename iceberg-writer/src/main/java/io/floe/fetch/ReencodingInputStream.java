@@ -74,9 +74,21 @@ public final class ReencodingInputStream extends InputStream {
       BatchDirectory directory,
       Reencoding reencoding,
       long position) {
+    this(io, schema, new RowCodec(schema), dataFiles, directory, reencoding, position);
+  }
+
+  /** As above, rows read with {@code codec} (a codec for rows of {@code schema}). */
+  public ReencodingInputStream(
+      FileIO io,
+      Schema schema,
+      RowCodec codec,
+      List<String> dataFiles,
+      BatchDirectory directory,
+      Reencoding reencoding,
+      long position) {
     this.directory = directory;
     this.reencoding = reencoding;
-    this.codec = new RowCodec(schema);
+    this.codec = codec;
     this.next = directory.indexAtOrAfter(position);
     if (next >= directory.size()) {
       return;

@@ -5,6 +5,7 @@ import io.floe.layout.OffsetBounds;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
 import io.floe.manifest.SegmentManifest;
+import io.floe.rows.TableCodecs;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +35,7 @@ public final class StoredSegment implements AutoCloseable {
   private final Reencoding reencoding;
   private final Table table;
   private final SegmentManifest manifest;
+  private final TableCodecs codecs;
   private volatile List<String> effectiveFiles;
 
   /**
@@ -42,6 +44,12 @@ public final class StoredSegment implements AutoCloseable {
    *     stream
    */
   public StoredSegment(Table table, SegmentManifest manifest) {
+    this(table, manifest, TableCodecs.withoutRegistry());
+  }
+
+  /** As above, rows read with the codecs {@code codecs} gives for the table. */
+  public StoredSegment(Table table, SegmentManifest manifest, TableCodecs codecs) {
+    this.codecs = codecs;
     this.reencoding = manifest.reencoding();
     this.table = table;
     this.manifest = manifest;
@@ -83,7 +91,13 @@ public final class StoredSegment implements AutoCloseable {
     }
     return new Lease(
         new ReencodingInputStream(
-            table.io(), table.schema(), currentFiles(), directory(), reencoding, position));
+            table.io(),
+            table.schema(),
+            codecs.forFetch(table, table.schema()),
+            currentFiles(),
+            directory(),
+            reencoding,
+            position));
   }
 
   /**

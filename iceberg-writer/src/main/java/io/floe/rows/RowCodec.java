@@ -24,8 +24,8 @@ import org.apache.iceberg.types.Types;
  */
 public final class RowCodec {
   private static final String HEADERS = "headers";
-  private static final String KEY = "key";
-  private static final String VALUE = "value";
+  static final String KEY = "key";
+  static final String VALUE = "value";
 
   private final Types.StructType rowType;
   private final Types.StructType kafkaType;

@@ -4,7 +4,6 @@ import io.floe.commit.SegmentCommitter;
 import io.floe.commit.SegmentRemoval;
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.Leftovers;
-import io.floe.copy.SegmentWriter;
 import io.floe.copy.TransactionIndex;
 import io.floe.copy.WrittenSegment;
 import io.floe.fetch.StoredSegment;
@@ -13,6 +12,7 @@ import io.floe.format.Reencoding;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.SegmentManifest;
 import io.floe.manifest.SidecarObjects;
+import io.floe.rows.TableCodecs;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -40,6 +40,7 @@ public final class TieredSegments {
   private final SegmentCommitter committer;
   private final int indexIntervalBytes;
   private final Reencoding reencoding;
+  private final TableCodecs codecs;
 
   public TieredSegments(TopicTables tables, SegmentCommitter committer) {
     this(tables, committer, BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES);
@@ -57,6 +58,17 @@ public final class TieredSegments {
       SegmentCommitter committer,
       int indexIntervalBytes,
       Reencoding reencoding) {
+    this(tables, committer, indexIntervalBytes, reencoding, TableCodecs.withoutRegistry());
+  }
+
+  /** Copies and fetches make rows with the codecs {@code codecs} gives (typed tables). */
+  public TieredSegments(
+      TopicTables tables,
+      SegmentCommitter committer,
+      int indexIntervalBytes,
+      Reencoding reencoding,
+      TableCodecs codecs) {
+    this.codecs = Objects.requireNonNull(codecs, "codecs");
     this.tables = Objects.requireNonNull(tables, "tables");
     this.committer = Objects.requireNonNull(committer, "committer");
     this.indexIntervalBytes = indexIntervalBytes;
@@ -97,9 +109,7 @@ public final class TieredSegments {
     steps.accept(CopyStep.LOAD_TABLE);
     Table table = tables.forCopy(key.topic(), key.topicId());
     steps.accept(CopyStep.WRITE_DATA);
-    WrittenSegment written =
-        new SegmentWriter(table, reencoding)
-            .write(key.partition(), files.baseOffset(), files.log(), key.segmentId());
+    WrittenSegment written = new EvolvingSegmentWrite(reencoding, codecs).write(table, key, files);
     String sidecarLocation = key.sidecarLocation(table.location());
     List<AbortedTransaction> aborted =
         files.transactionIndex() == null
@@ -203,7 +213,7 @@ public final class TieredSegments {
       throw new SegmentNotFoundException(
           "Segment " + key.segmentId() + " is not stored at " + location);
     }
-    return new StoredSegment(table, SegmentManifest.parse(bytes));
+    return new StoredSegment(table, SegmentManifest.parse(bytes), codecs);
   }
 
   /**

@@ -1,0 +1,140 @@
+package io.floe.rows;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.floe.typed.ColumnFormat;
+import io.floe.typed.ParsedWriterSchemas;
+import io.floe.typed.SchemaFormats;
+import io.floe.typed.SchemaLookup;
+import io.floe.typed.SchemaText;
+import io.floe.typed.SchemaUnavailableException;
+import io.floe.typed.StoredSchemas;
+import io.floe.typed.WriterSchemas;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+
+/**
+ * The row codecs of topic tables, each column as its table's properties say ({@link
+ * ColumnFormat#fromProperties}): binary, or typed with writer schemas that copies take from the
+ * registry (and store with the table on first use) and fetches take from the table only.
+ */
+public final class TableCodecs {
+  private static final Duration IDLE = Duration.ofMinutes(10);
+
+  private final SchemaLookup registry;
+  private final Cache<String, WriterSchemas> copying =
+      Caffeine.newBuilder().expireAfterAccess(IDLE).build();
+  private final Cache<String, WriterSchemas> fetching =
+      Caffeine.newBuilder().expireAfterAccess(IDLE).build();
+  private final Map<String, String> refused = new ConcurrentHashMap<>();
+
+  /**
+   * Codecs whose copies look writer schemas up in {@code registry}; null when no registry is
+   * configured (typed tables then keep every record's bytes, with that reason).
+   */
+  public TableCodecs(SchemaLookup registry) {
+    this.registry = registry;
+  }
+
+  /** Codecs of binary tables only, and of typed ones without a registry. */
+  public static TableCodecs withoutRegistry() {
+    return new TableCodecs(null);
+  }
+
+  /** The codec a copy writes rows of {@code schema}, {@code table}'s current one, with. */
+  public RowCodec forCopy(Table table, Schema schema) {
+    return new RowCodec(schema, copyColumn(table, RowCodec.KEY), copyColumn(table, RowCodec.VALUE));
+  }
+
+  /** The codec a fetch reads rows of {@code table} projected on {@code schema} with. */
+  public RowCodec forFetch(Table table, Schema schema) {
+    return new RowCodec(
+        schema, fetchColumn(table, RowCodec.KEY), fetchColumn(table, RowCodec.VALUE));
+  }
+
+  /**
+   * Records that writer schema {@code schemaId} cannot evolve {@code column} of {@code table}:
+   * copies keep the bytes of its records, with {@code reason}.
+   */
+  public void refuse(Table table, String column, int schemaId, String reason) {
+    refused.put(key(table, column) + '\u0000' + schemaId, reason);
+  }
+
+  private ColumnCodec copyColumn(Table table, String column) {
+    ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
+    if (!format.typed()) {
+      return ColumnCodec.BINARY;
+    }
+    WriterSchemas schemas =
+        copying.get(
+            key(table, column),
+            k ->
+                new ParsedWriterSchemas(
+                    format.format(),
+                    SchemaFormats.of(format.format()),
+                    new CopyLookup(k, new StoredSchemas(table.io(), table.location(), column))));
+    return new ColumnCodec(format, schemas);
+  }
+
+  private ColumnCodec fetchColumn(Table table, String column) {
+    ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
+    if (!format.typed()) {
+      return ColumnCodec.BINARY;
+    }
+    WriterSchemas schemas =
+        fetching.get(
+            key(table, column),
+            k ->
+                new ParsedWriterSchemas(
+                    format.format(),
+                    SchemaFormats.of(format.format()),
+                    new StoredSchemas(table.io(), table.location(), column)));
+    return new ColumnCodec(format, schemas);
+  }
+
+  private static String key(Table table, String column) {
+    return table.location() + '\u0000' + column;
+  }
+
+  /** The table's stored schemas first, then the registry (storing what it returns). */
+  private final class CopyLookup implements SchemaLookup {
+    private final String columnKey;
+    private final StoredSchemas store;
+
+    CopyLookup(String columnKey, StoredSchemas store) {
+      this.columnKey = columnKey;
+      this.store = store;
+    }
+
+    @Override
+    public SchemaText byId(int schemaId) throws SchemaUnavailableException {
+      String reason = refused.get(columnKey + '\u0000' + schemaId);
+      if (reason != null) {
+        throw new SchemaUnavailableException(reason);
+      }
+      SchemaText stored = store.load(schemaId);
+      if (stored != null) {
+        return stored;
+      }
+      SchemaText fresh = registry().byId(schemaId);
+      store.store(fresh);
+      return fresh;
+    }
+
+    @Override
+    public int latestId(String subject) throws SchemaUnavailableException {
+      return registry().latestId(subject);
+    }
+
+    private SchemaLookup registry() throws SchemaUnavailableException {
+      if (registry == null) {
+        throw new SchemaUnavailableException(
+            "no schema registry is configured (registry.url) for this typed table");
+      }
+      return registry;
+    }
+  }
+}
