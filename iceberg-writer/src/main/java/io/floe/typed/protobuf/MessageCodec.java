@@ -133,7 +133,13 @@ final class MessageCodec implements ValueCodec {
 
   /** A field that is not a member of a (real) oneof. */
   private record Slot(
-      FieldDescriptor field, int position, ValueCodec codec, ValueCodec mapValue, Mode mode) {
+      FieldDescriptor field,
+      int position,
+      ValueCodec codec,
+      ValueCodec mapValue,
+      Mode mode,
+      FieldDescriptor mapKeyField,
+      FieldDescriptor mapValueField) {
 
     enum Mode {
       PRESENCE,
@@ -160,7 +166,9 @@ final class MessageCodec implements ValueCodec {
             position,
             valueCodec(entry.findFieldByNumber(1), map.keyType(), name + ".key", enclosing),
             valueCodec(entry.findFieldByNumber(2), map.valueType(), name + ".value", enclosing),
-            Mode.MAP);
+            Mode.MAP,
+            entry.findFieldByNumber(1),
+            entry.findFieldByNumber(2));
       }
       if (field.isRepeated()) {
         if (!column.isListType()) {
@@ -168,10 +176,17 @@ final class MessageCodec implements ValueCodec {
         }
         Type element = column.asListType().elementType();
         return new Slot(
-            field, position, valueCodec(field, element, name, enclosing), null, Mode.LIST);
+            field,
+            position,
+            valueCodec(field, element, name, enclosing),
+            null,
+            Mode.LIST,
+            null,
+            null);
       }
       Mode mode = field.hasPresence() ? Mode.PRESENCE : Mode.IMPLICIT;
-      return new Slot(field, position, valueCodec(field, column, name, enclosing), null, mode);
+      ValueCodec codec = valueCodec(field, column, name, enclosing);
+      return new Slot(field, position, codec, null, mode, null, null);
     }
 
     Object toColumn(DynamicMessage message) throws UndecodablePayloadException {
@@ -194,16 +209,13 @@ final class MessageCodec implements ValueCodec {
 
     private Map<Object, Object> mapToColumn(DynamicMessage message)
         throws UndecodablePayloadException {
-      Descriptor entryType = field.getMessageType();
-      FieldDescriptor keyField = entryType.findFieldByNumber(1);
-      FieldDescriptor valueField = entryType.findFieldByNumber(2);
       int count = message.getRepeatedFieldCount(field);
       Map<Object, Object> map = new LinkedHashMap<>();
       for (int i = 0; i < count; i++) {
         DynamicMessage entry = (DynamicMessage) message.getRepeatedField(field, i);
         map.put(
-            codec.toColumn(entry.getField(keyField)),
-            mapValue.toColumn(entry.getField(valueField)));
+            codec.toColumn(entry.getField(mapKeyField)),
+            mapValue.toColumn(entry.getField(mapValueField)));
       }
       return map;
     }
@@ -231,13 +243,11 @@ final class MessageCodec implements ValueCodec {
 
     private void mapToProto(Map<?, ?> map, DynamicMessage.Builder message) {
       Descriptor entryType = field.getMessageType();
-      FieldDescriptor keyField = entryType.findFieldByNumber(1);
-      FieldDescriptor valueField = entryType.findFieldByNumber(2);
       for (Map.Entry<?, ?> entry : map.entrySet()) {
         DynamicMessage.Builder proto = DynamicMessage.newBuilder(entryType);
-        proto.setField(keyField, codec.toProto(entry.getKey()));
+        proto.setField(mapKeyField, codec.toProto(entry.getKey()));
         if (entry.getValue() != null) {
-          proto.setField(valueField, mapValue.toProto(entry.getValue()));
+          proto.setField(mapValueField, mapValue.toProto(entry.getValue()));
         }
         message.addRepeatedField(field, proto.build());
       }

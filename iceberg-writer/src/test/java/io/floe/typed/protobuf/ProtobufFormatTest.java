@@ -460,6 +460,31 @@ class ProtobufFormatTest {
   }
 
   @Test
+  void referencesResolveTransitivelyAndPublicly() throws Exception {
+    String base = "syntax = \"proto2\"; package b; message Base { required int32 v = 1; }";
+    String middle = "syntax = \"proto2\"; package b; import public \"base.proto\";";
+    String top =
+        """
+        syntax = "proto2";
+        package t;
+        import "middle.proto";
+        message Top { optional b.Base base = 1; }
+        """;
+    WriterSchema schema = schema(top, Map.of("middle.proto", middle, "base.proto", base));
+    Descriptor type = descriptor(schema);
+    Descriptor baseType = type.findFieldByName("base").getMessageType();
+    byte[] payload = message(type, "base", message(baseType, "v", 0)).toByteArray();
+    PayloadCodec codec = codec(schema);
+    Record value = decode(codec, payload);
+    assertThat(((Record) value.getField("base")).getField("v")).isEqualTo(0);
+    assertThat(codec.encode(value)).isEqualTo(payload);
+    // A missing required field makes the payload invalid
+    assertThatThrownBy(() -> decode(codec, new byte[] {0x0a, 0x00}))
+        .isInstanceOf(UndecodablePayloadException.class)
+        .hasMessageContaining("v");
+  }
+
+  @Test
   void invalidProtoIsAnInvalidSchema() {
     assertThatThrownBy(() -> schema("message {", Map.of()))
         .isInstanceOf(InvalidSchemaException.class);

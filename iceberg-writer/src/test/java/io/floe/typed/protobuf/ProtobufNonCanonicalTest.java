@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.data.Record;
@@ -234,9 +235,27 @@ class ProtobufNonCanonicalTest {
   }
 
   @Test
+  void mapEntriesKeepDefaultKeyAndValueAsGeneratedCodeWritesThem() throws Exception {
+    // Generated code writes both fields of every map entry, defaults included: exact
+    byte[] generated = HexFormat.of().parseHex("3a040a001000");
+    Record value = (Record) codec.decode(ByteBuffer.wrap(generated));
+    assertThat(value.getField("m")).isEqualTo(Map.of("", 0));
+    assertThat(codec.encode(value)).isEqualTo(generated);
+    // An entry with its fields left out means the same entry
+    Descriptor entry = type.findFieldByName("m").getMessageType();
+    Record empty =
+        inexact(
+            HexFormat.of().parseHex("3a00"),
+            message(type, "m", List.of(message(entry, "key", "", "value", 0))));
+    assertThat(empty.getField("m")).isEqualTo(Map.of("", 0));
+  }
+
+  @Test
   void proto2PackingClosedEnumsAndUtf8() throws Exception {
     WriterSchema p = schema(PROTO2, Map.of());
     Descriptor pType = ProtobufFormatTest.descriptor(p);
+    assertThat(pType.findFieldByName("packed").isPacked()).isTrue();
+    assertThat(pType.findFieldByName("unpacked").isPacked()).isFalse();
     PayloadCodec pCodec = p.bind(p.icebergType());
 
     byte[] exact =
@@ -279,6 +298,7 @@ class ProtobufNonCanonicalTest {
     timestampNanosBelowAMicroAreCut();
     lastValueWinsAndSubmessagesMerge();
     duplicateMapKeyKeepsItsPlaceAndLastValue();
+    mapEntriesKeepDefaultKeyAndValueAsGeneratedCodeWritesThem();
     assertSameAfterParquet(m, codec);
   }
 
