@@ -218,6 +218,7 @@ class ProtobufFormatTest {
         List.of(
             fullOrder(type),
             message(type),
+            message(type, "card", ""),
             message(
                 type,
                 "card",
@@ -499,5 +500,10 @@ class ProtobufFormatTest {
         .isInstanceOf(InvalidSchemaException.class);
     assertThatThrownBy(() -> schema("syntax = \"proto3\";", Map.of()))
         .isInstanceOf(InvalidSchemaException.class);
+    String group =
+        "syntax = \"proto2\"; message M { optional group G = 1 { optional int32 a = 2; } }";
+    assertThatThrownBy(() -> schema(group, Map.of()))
+        .isInstanceOf(InvalidSchemaException.class)
+        .hasMessageContaining("groups");
   }
 }
