@@ -52,7 +52,11 @@ final class ScalarNodes {
     @Override
     Object read(BinaryInput in) throws UndecodablePayloadException {
       int value = in.readInt();
-      return asLong ? Long.valueOf(value) : Integer.valueOf(value);
+      // Not a conditional expression: it would unbox both and box a Long
+      if (asLong) {
+        return (long) value;
+      }
+      return value;
     }
 
     @Override
@@ -97,7 +101,10 @@ final class ScalarNodes {
       if (Float.isNaN(value)) {
         value = Float.NaN;
       }
-      return asDouble ? Double.valueOf(value) : Float.valueOf(value);
+      if (asDouble) {
+        return (double) value;
+      }
+      return value;
     }
 
     @Override
