@@ -110,7 +110,8 @@ public final class AvroFormat implements SchemaFormat {
   }
 
   private static Schema.Parser parser(List<String> references) {
-    Schema.Parser parser = new Schema.Parser();
+    // Payloads are read with the writer's schema, where defaults play no part
+    Schema.Parser parser = new Schema.Parser().setValidateDefaults(false);
     for (String reference : references) {
       parser.parse(reference);
     }

@@ -127,4 +127,20 @@ class AvroFormatTest {
         .isInstanceOf(InvalidSchemaException.class)
         .hasMessageContaining("reference x");
   }
+
+  @Test
+  void defaultsThatDoNotMatchTheirTypeAreAccepted() throws Exception {
+    String text =
+        "{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+            + "{\"name\":\"n\",\"type\":\"int\",\"default\":\"zero\"}]}";
+
+    assertThat(
+            format
+                .writerSchema(text, Map.of(), List.of())
+                .icebergType()
+                .asStructType()
+                .field("n")
+                .type())
+        .isEqualTo(Types.IntegerType.get());
+  }
 }
