@@ -59,6 +59,11 @@ final class AvroTypeMapper {
       }
     }
     recordsOnPath.remove(schema.getFullName());
+    if (fields.isEmpty()) {
+      // Parquet cannot write a group without fields
+      throw new IllegalArgumentException(
+          "record " + schema.getFullName() + " has no field to store");
+    }
     return Types.StructType.of(fields);
   }
 

@@ -304,6 +304,36 @@ class AvroCodecTest {
   }
 
   @Test
+  void recursionThroughAnArrayKeepsEachChildAsBytes() throws Exception {
+    AvroWriterSchema schema =
+        writerSchema(
+            "{\"type\":\"record\",\"name\":\"Tree\",\"fields\":[{\"name\":\"n\",\"type\":"
+                + "\"int\"},{\"name\":\"kids\",\"type\":{\"type\":\"array\",\"items\":\"Tree\"}}]}");
+    GenericData.Record leaf = new GenericData.Record(schema.avroSchema());
+    leaf.put("n", 3);
+    leaf.put("kids", List.of());
+    GenericData.Record mid = new GenericData.Record(schema.avroSchema());
+    mid.put("n", 2);
+    mid.put("kids", List.of(leaf, leaf));
+    GenericData.Record root = new GenericData.Record(schema.avroSchema());
+    root.put("n", 1);
+    root.put("kids", List.of(mid, leaf));
+    byte[] payload = avroBytes(schema.avroSchema(), root);
+    PayloadCodec codec = codec(schema);
+
+    Record value = (Record) codec.decode(buffer(payload));
+
+    assertThat(schema.icebergType().asStructType().field("kids").type().asListType().elementType())
+        .isEqualTo(Types.BinaryType.get());
+    assertThat(value.getField("kids"))
+        .isEqualTo(
+            List.of(
+                ByteBuffer.wrap(avroBytes(schema.avroSchema(), mid)),
+                ByteBuffer.wrap(avroBytes(schema.avroSchema(), leaf))));
+    assertThat(codec.encode(value)).isEqualTo(payload);
+  }
+
+  @Test
   void undecodablePayloadsSayWhy() {
     PayloadCodec record =
         codec(

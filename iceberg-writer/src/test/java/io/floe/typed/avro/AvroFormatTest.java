@@ -143,4 +143,31 @@ class AvroFormatTest {
                 .type())
         .isEqualTo(Types.IntegerType.get());
   }
+
+  @Test
+  void schemasWithNothingToStoreAreRefused() {
+    assertThatThrownBy(
+            () ->
+                format.writerSchema(
+                    "{\"type\":\"record\",\"name\":\"Empty\",\"fields\":[]}", Map.of(), List.of()))
+        .isInstanceOf(InvalidSchemaException.class)
+        .hasMessageContaining("no field");
+    assertThatThrownBy(
+            () ->
+                format.writerSchema("{\"type\":\"array\",\"items\":\"null\"}", Map.of(), List.of()))
+        .isInstanceOf(InvalidSchemaException.class)
+        .hasMessageContaining("null");
+  }
+
+  @Test
+  void branchesOfNamedTypesThatShareASimpleNameUseTheirFullNames() {
+    String a = AvroFixtures.POINT;
+    String b = a.replace("io.floe.test", "other.ns");
+
+    Type type = AvroFixtures.writerSchema("[\"string\"," + a + "," + b + "]").icebergType();
+
+    assertThat(type.asStructType().fields())
+        .extracting(Types.NestedField::name)
+        .containsExactly("string", "io_floe_test_Point", "other_ns_Point");
+  }
 }
