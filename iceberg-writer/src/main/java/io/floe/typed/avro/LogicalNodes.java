@@ -149,7 +149,12 @@ final class LogicalNodes {
           return value * 1000;
         case NANOS:
           // Not a whole microsecond: stored truncated, so it re-encodes differently
-          return Math.floorDiv(value, 1000L);
+          long micros = Math.floorDiv(value, 1000L);
+          if (micros < Long.MIN_VALUE / 1000) {
+            throw new UndecodablePayloadException(
+                "timestamp of " + value + " ns has no microseconds that re-encode in nanoseconds");
+          }
+          return micros;
         default:
           return value;
       }
