@@ -20,7 +20,7 @@ final class AvroCodec implements PayloadCodec {
       value = root.read(in);
     } catch (RuntimeException e) {
       // A value the JDK refuses (a date out of range, ...) is a bad payload, not a failed copy
-      throw new UndecodablePayloadException("value out of range: " + e.getMessage(), e);
+      throw new UndecodablePayloadException("payload not readable: " + e, e);
     }
     in.expectEnd();
     return value;
