@@ -110,6 +110,23 @@ public final class SegmentGenerator {
         randomRecords(records, valueSize));
   }
 
+  /** A batch of records with these keys and values (either may hold nulls) and no headers. */
+  public SegmentGenerator keyValueBatch(Compression codec, List<byte[]> keys, List<byte[]> values) {
+    List<Rec> recs = new ArrayList<>(values.size());
+    for (int i = 0; i < values.size(); i++) {
+      tick();
+      recs.add(new Rec(clock, keys.get(i), values.get(i), new Header[0]));
+    }
+    return append(
+        codec,
+        TimestampType.CREATE_TIME,
+        RecordBatch.NO_PRODUCER_ID,
+        RecordBatch.NO_PRODUCER_EPOCH,
+        RecordBatch.NO_SEQUENCE,
+        false,
+        recs);
+  }
+
   public SegmentGenerator idempotentBatch(
       long producerId, short epoch, int baseSeq, Compression codec, int records) {
     nextSeq.put(producerId, baseSeq + records);

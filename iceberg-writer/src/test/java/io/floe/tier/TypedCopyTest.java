@@ -1,0 +1,237 @@
+package io.floe.tier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.commit.SegmentCommitter;
+import io.floe.format.Compression;
+import io.floe.format.RecordBatch;
+import io.floe.format.Reencoding;
+import io.floe.layout.TopicTableOptions;
+import io.floe.layout.TypedColumns;
+import io.floe.manifest.BatchDirectory;
+import io.floe.rows.TableCodecs;
+import io.floe.testing.Batches;
+import io.floe.testing.SegmentGenerator;
+import io.floe.testing.TableFixture;
+import io.floe.testing.TestCatalogs;
+import io.floe.typed.ColumnFormat;
+import io.floe.typed.SchemaLookup;
+import io.floe.typed.SchemaText;
+import io.floe.typed.SchemaUnavailableException;
+import io.floe.typed.StoredSchemas;
+import io.floe.typed.TypedRules;
+import io.floe.typed.WireFormat;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Copies of segments of a topic whose values are Avro in the schema registry's wire format: typed
+ * columns for records that re-encode exactly, typed columns plus bytes for those that do not, bytes
+ * and a reason for those that cannot be decoded; a new writer schema evolves the table; fetch gives
+ * back every batch exactly from the schemas stored with the table, with no registry at all.
+ */
+class TypedCopyTest {
+  private static final String TOPIC = "orders.typed";
+  private static final String TOPIC_ID = "tYp3dT0p1c1dAAAAAAAAAA";
+  private static final Schema V1 =
+      new Schema.Parser()
+          .parse(
+              "{\"type\":\"record\",\"name\":\"Order\",\"fields\":["
+                  + "{\"name\":\"id\",\"type\":\"long\"},"
+                  + "{\"name\":\"customer\",\"type\":\"string\"},"
+                  + "{\"name\":\"amount\",\"type\":\"double\"}]}");
+  private static final Schema V2 =
+      new Schema.Parser()
+          .parse(
+              "{\"type\":\"record\",\"name\":\"Order\",\"fields\":["
+                  + "{\"name\":\"id\",\"type\":\"long\"},"
+                  + "{\"name\":\"customer\",\"type\":\"string\"},"
+                  + "{\"name\":\"amount\",\"type\":\"double\"},"
+                  + "{\"name\":\"coupon\",\"type\":[\"null\",\"string\"],\"default\":null}]}");
+
+  @TempDir Path dir;
+
+  private final Map<Integer, SchemaText> registry = new HashMap<>();
+  private final AtomicInteger registryCalls = new AtomicInteger();
+
+  @Test
+  void typedRowsStatusesEvolutionAndExactFetchWithoutTheRegistry() throws Exception {
+    registry.put(11, new SchemaText(11, ColumnFormat.Format.AVRO, V1.toString(), Map.of()));
+    registry.put(12, new SchemaText(12, ColumnFormat.Format.AVRO, V2.toString(), Map.of()));
+    List<byte[]> values = new ArrayList<>();
+    values.add(wire(11, avro(V1, order(V1, 1, "ada", 10.5))));
+    values.add(wire(11, avro(V1, order(V1, 2, "bob", 20.0))));
+    values.add(null);
+    values.add("{\"id\":3}".getBytes(StandardCharsets.UTF_8));
+    values.add(wire(99, avro(V1, order(V1, 4, "cy", 1))));
+    values.add(nonMinimalId(wire(11, avro(V1, order(V1, 5, "dee", 5)))));
+    values.add(new byte[0]);
+    List<byte[]> later = new ArrayList<>();
+    GenericRecord withCoupon = order(V2, 6, "eve", 6);
+    withCoupon.put("coupon", "SAVE10");
+    later.add(wire(12, avro(V2, withCoupon)));
+    later.add(wire(11, avro(V1, order(V1, 7, "fay", 7))));
+    SegmentGenerator gen =
+        SegmentGenerator.seeded(3)
+            .keyValueBatch(Compression.NONE, nulls(values.size()), values)
+            .keyValueBatch(Compression.ZSTD, nulls(later.size()), later);
+    Path log = gen.writeTo(dir.resolve("0.log"));
+
+    try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
+      TopicTables tables = new TopicTables(catalog, typedOptions());
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "typed-1");
+      segments(tables, new TableCodecs(registryLookup())).copy(key, SegmentFiles.of(log, 0));
+
+      Table table = tables.find(TOPIC, TOPIC_ID);
+      assertThat(table.properties())
+          .containsEntry("floe.value.format", "avro")
+          .containsEntry("floe.layout-version", "2");
+      assertThat(table.schema().findField("value.coupon")).as("evolved by schema 12").isNotNull();
+
+      List<Record> rows = TableFixture.rows(table);
+      assertThat(rows).hasSize(9);
+      assertThat(status(rows))
+          .containsExactly(
+              "ok", "ok", null, "undecodable", "undecodable", "inexact", "undecodable", "ok", "ok");
+      Record first = (Record) rows.get(0).getField("value");
+      assertThat(first.getField("customer")).isEqualTo("ada");
+      assertThat(first.getField("amount")).isEqualTo(10.5);
+      assertThat(rows.get(0).getField(TypedColumns.raw("value"))).isNull();
+      assertThat(rows.get(0).getField(TypedColumns.schemaId("value"))).isEqualTo(11);
+      assertThat((String) rows.get(3).getField(TypedColumns.reason("value")))
+          .contains("not the schema registry wire format");
+      assertThat((String) rows.get(4).getField(TypedColumns.reason("value"))).contains("99");
+      assertThat(rows.get(4).getField(TypedColumns.raw("value")))
+          .isEqualTo(ByteBuffer.wrap(values.get(4)));
+      Record inexact = (Record) rows.get(5).getField("value");
+      assertThat(inexact.getField("id")).isEqualTo(5L);
+      assertThat(rows.get(5).getField(TypedColumns.raw("value")))
+          .isEqualTo(ByteBuffer.wrap(values.get(5)));
+      assertThat(((Record) rows.get(7).getField("value")).getField("coupon")).isEqualTo("SAVE10");
+      assertThat(((Record) rows.get(8).getField("value")).getField("coupon")).isNull();
+
+      StoredSchemas stored = new StoredSchemas(table.io(), table.location(), "value");
+      assertThat(stored.load(11)).isEqualTo(registry.get(11));
+      assertThat(stored.load(12)).isEqualTo(registry.get(12));
+
+      int callsBeforeFetch = registryCalls.get();
+      List<RecordBatch> served;
+      try (InputStream in = segments(tables, TableCodecs.withoutRegistry()).open(key).fetch(0)) {
+        served = Batches.read(in);
+      }
+      Batches.assertSameBatches(Batches.read(log), served);
+      assertThat(registryCalls.get())
+          .as("fetch never calls the registry")
+          .isEqualTo(callsBeforeFetch);
+    }
+  }
+
+  private TieredSegments segments(TopicTables tables, TableCodecs codecs) {
+    return new TieredSegments(
+        tables,
+        new SegmentCommitter(),
+        BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+        Reencoding.CURRENT,
+        codecs);
+  }
+
+  private SchemaLookup registryLookup() {
+    return new SchemaLookup() {
+      @Override
+      public SchemaText byId(int schemaId) throws SchemaUnavailableException {
+        registryCalls.incrementAndGet();
+        SchemaText text = registry.get(schemaId);
+        if (text == null) {
+          throw new SchemaUnavailableException("schema " + schemaId + " is not in the registry");
+        }
+        return text;
+      }
+
+      @Override
+      public int latestId(String subject) throws SchemaUnavailableException {
+        throw new SchemaUnavailableException("no subject " + subject);
+      }
+    };
+  }
+
+  private static TopicTableOptions typedOptions() {
+    Map<String, String> rules =
+        Map.of(
+            "types.rules", "orders",
+            "types.rule.orders.topics", "orders\\..*",
+            "types.rule.orders.value.format", "avro");
+    return TopicTableOptions.builder()
+        .typedRules(
+            new TypedRules(new AbstractConfig(TypedRules.define(new ConfigDef()), rules), ""))
+        .build();
+  }
+
+  private static List<String> status(List<Record> rows) {
+    List<String> out = new ArrayList<>();
+    rows.forEach(r -> out.add((String) r.getField(TypedColumns.status("value"))));
+    return out;
+  }
+
+  private static List<byte[]> nulls(int n) {
+    List<byte[]> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(null);
+    }
+    return out;
+  }
+
+  private static GenericRecord order(Schema schema, long id, String customer, double amount) {
+    GenericRecord r = new GenericData.Record(schema);
+    r.put("id", id);
+    r.put("customer", customer);
+    r.put("amount", amount);
+    return r;
+  }
+
+  private static byte[] avro(Schema schema, GenericRecord record) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+    new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+    encoder.flush();
+    return out.toByteArray();
+  }
+
+  private static byte[] wire(int id, byte[] payload) {
+    byte[] prefix = WireFormat.prefix(id, List.of(), false);
+    byte[] out = new byte[prefix.length + payload.length];
+    System.arraycopy(prefix, 0, out, 0, prefix.length);
+    System.arraycopy(payload, 0, out, prefix.length, payload.length);
+    return out;
+  }
+
+  /** The record with its first field (a small long, one varint byte) written as two bytes. */
+  private static byte[] nonMinimalId(byte[] wire) {
+    byte[] out = new byte[wire.length + 1];
+    System.arraycopy(wire, 0, out, 0, 5);
+    out[5] = (byte) (wire[5] | 0x80);
+    out[6] = 0;
+    System.arraycopy(wire, 6, out, 7, wire.length - 6);
+    return out;
+  }
+}
