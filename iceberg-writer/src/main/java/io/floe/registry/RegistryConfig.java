@@ -26,9 +26,9 @@ public final class RegistryConfig {
   public static final String URL_CONFIG = "registry.url";
   public static final String BASIC_AUTH_USER_INFO_CONFIG = "registry.basic.auth.user.info";
   public static final String BEARER_TOKEN_CONFIG = "registry.bearer.token";
-  public static final String TRUSTSTORE_LOCATION_CONFIG = "registry.ssl.truststore.location";
-  public static final String TRUSTSTORE_PASSWORD_CONFIG = "registry.ssl.truststore.password";
-  public static final String TRUSTSTORE_TYPE_CONFIG = "registry.ssl.truststore.type";
+  public static final String SSL_TRUSTSTORE_LOCATION_CONFIG = "registry.ssl.truststore.location";
+  public static final String SSL_TRUSTSTORE_PASSWORD_CONFIG = "registry.ssl.truststore.password";
+  public static final String SSL_TRUSTSTORE_TYPE_CONFIG = "registry.ssl.truststore.type";
   public static final String REQUEST_TIMEOUT_MS_CONFIG = "registry.request.timeout.ms";
   public static final String RETRIES_CONFIG = "registry.retries";
   public static final String RETRY_BACKOFF_MS_CONFIG = "registry.retry.backoff.ms";
@@ -36,9 +36,9 @@ public final class RegistryConfig {
   public static final String LATEST_CACHE_MS_CONFIG = "registry.latest.cache.ms";
   public static final String CACHE_MAX_SCHEMAS_CONFIG = "registry.cache.max.schemas";
 
-  public static final List<String> TRUSTSTORE_TYPES = List.of("PKCS12", "JKS");
+  public static final List<String> SSL_TRUSTSTORE_TYPES = List.of("PKCS12", "JKS");
 
-  public static final String DEFAULT_TRUSTSTORE_TYPE = "PKCS12";
+  public static final String DEFAULT_SSL_TRUSTSTORE_TYPE = "PKCS12";
   public static final int DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
   public static final int DEFAULT_RETRIES = 2;
   public static final int DEFAULT_RETRY_BACKOFF_MS = 200;
@@ -72,11 +72,12 @@ public final class RegistryConfig {
       "Token sent as 'Authorization: Bearer' to the registry. Mutually exclusive with "
           + BASIC_AUTH_USER_INFO_CONFIG
           + ".";
-  static final String TRUSTSTORE_LOCATION_DOC =
+  static final String SSL_TRUSTSTORE_LOCATION_DOC =
       "Trust store file with the certificates that sign the registry's https certificate. Unset: "
           + "the JDK's default trust.";
-  static final String TRUSTSTORE_PASSWORD_DOC = "Password of the trust store, if it has one.";
-  static final String TRUSTSTORE_TYPE_DOC = "Trust store type: one of " + TRUSTSTORE_TYPES + ".";
+  static final String SSL_TRUSTSTORE_PASSWORD_DOC = "Password of the trust store, if it has one.";
+  static final String SSL_TRUSTSTORE_TYPE_DOC =
+      "Trust store type: one of " + SSL_TRUSTSTORE_TYPES + ".";
   static final String REQUEST_TIMEOUT_MS_DOC =
       "Longest time one request to the registry may take, connection included." + BOUND;
   static final String RETRIES_DOC =
@@ -119,9 +120,9 @@ public final class RegistryConfig {
     this.urls = parseUrls(config.getString(URL_CONFIG));
     this.basicAuthUserInfo = config.getPassword(BASIC_AUTH_USER_INFO_CONFIG);
     this.bearerToken = config.getPassword(BEARER_TOKEN_CONFIG);
-    this.truststoreLocation = config.getString(TRUSTSTORE_LOCATION_CONFIG);
-    this.truststorePassword = config.getPassword(TRUSTSTORE_PASSWORD_CONFIG);
-    this.truststoreType = config.getString(TRUSTSTORE_TYPE_CONFIG).toUpperCase(Locale.ROOT);
+    this.truststoreLocation = config.getString(SSL_TRUSTSTORE_LOCATION_CONFIG);
+    this.truststorePassword = config.getPassword(SSL_TRUSTSTORE_PASSWORD_CONFIG);
+    this.truststoreType = config.getString(SSL_TRUSTSTORE_TYPE_CONFIG).toUpperCase(Locale.ROOT);
     this.requestTimeoutMs = config.getInt(REQUEST_TIMEOUT_MS_CONFIG);
     this.retries = config.getInt(RETRIES_CONFIG);
     this.retryBackoffMs = config.getInt(RETRY_BACKOFF_MS_CONFIG);
@@ -137,7 +138,7 @@ public final class RegistryConfig {
               + ", not both: they are two kinds of registry authentication");
     }
     if (truststoreLocation != null && !Files.isRegularFile(Path.of(truststoreLocation))) {
-      throw new ConfigException(TRUSTSTORE_LOCATION_CONFIG, truststoreLocation, "no such file");
+      throw new ConfigException(SSL_TRUSTSTORE_LOCATION_CONFIG, truststoreLocation, "no such file");
     }
   }
 
@@ -153,24 +154,24 @@ public final class RegistryConfig {
             BASIC_AUTH_USER_INFO_DOC)
         .define(BEARER_TOKEN_CONFIG, Type.PASSWORD, null, Importance.MEDIUM, BEARER_TOKEN_DOC)
         .define(
-            TRUSTSTORE_LOCATION_CONFIG,
+            SSL_TRUSTSTORE_LOCATION_CONFIG,
             Type.STRING,
             null,
             Importance.MEDIUM,
-            TRUSTSTORE_LOCATION_DOC)
+            SSL_TRUSTSTORE_LOCATION_DOC)
         .define(
-            TRUSTSTORE_PASSWORD_CONFIG,
+            SSL_TRUSTSTORE_PASSWORD_CONFIG,
             Type.PASSWORD,
             null,
             Importance.MEDIUM,
-            TRUSTSTORE_PASSWORD_DOC)
+            SSL_TRUSTSTORE_PASSWORD_DOC)
         .define(
-            TRUSTSTORE_TYPE_CONFIG,
+            SSL_TRUSTSTORE_TYPE_CONFIG,
             Type.STRING,
-            DEFAULT_TRUSTSTORE_TYPE,
-            ConfigDef.CaseInsensitiveValidString.in(TRUSTSTORE_TYPES.toArray(String[]::new)),
+            DEFAULT_SSL_TRUSTSTORE_TYPE,
+            ConfigDef.CaseInsensitiveValidString.in(SSL_TRUSTSTORE_TYPES.toArray(String[]::new)),
             Importance.LOW,
-            TRUSTSTORE_TYPE_DOC)
+            SSL_TRUSTSTORE_TYPE_DOC)
         .define(
             REQUEST_TIMEOUT_MS_CONFIG,
             Type.INT,

@@ -121,7 +121,7 @@ final class RegistryHttp {
     String message =
         "Schema registry unavailable: "
             + what
-            + " not found after "
+            + " could not be looked up after "
             + failures.size()
             + " attempt(s) "
             + failures

@@ -28,7 +28,7 @@ final class RegistryTls {
       return context;
     } catch (IOException | GeneralSecurityException e) {
       throw new ConfigException(
-          RegistryConfig.TRUSTSTORE_LOCATION_CONFIG,
+          RegistryConfig.SSL_TRUSTSTORE_LOCATION_CONFIG,
           location,
           "cannot be read as a " + type + " trust store: " + e.getMessage());
     }
