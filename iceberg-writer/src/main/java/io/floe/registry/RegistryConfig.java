@@ -60,8 +60,7 @@ public final class RegistryConfig {
   static final String URL_DOC =
       "Comma-separated base URLs of a Confluent-compatible schema registry (Confluent Schema Registry, "
           + "Karapace, Redpanda, Apicurio's /apis/ccompat/v7), http or https. When a request to one "
-          + "fails, the next attempt goes to the next URL. Empty: no registry (payloads in the "
-          + "registry wire format are stored raw). User info in a URL is not allowed: use "
+          + "fails, the next attempt goes to the next URL. Empty: no registry. User info in a URL is not allowed: use "
           + BASIC_AUTH_USER_INFO_CONFIG
           + ".";
   static final String BASIC_AUTH_USER_INFO_DOC =
@@ -152,17 +151,25 @@ public final class RegistryConfig {
             new UserInfo(),
             Importance.MEDIUM,
             BASIC_AUTH_USER_INFO_DOC)
-        .define(BEARER_TOKEN_CONFIG, Type.PASSWORD, null, Importance.MEDIUM, BEARER_TOKEN_DOC)
+        .define(
+            BEARER_TOKEN_CONFIG,
+            Type.PASSWORD,
+            null,
+            new NonEmptyOrNull(),
+            Importance.MEDIUM,
+            BEARER_TOKEN_DOC)
         .define(
             SSL_TRUSTSTORE_LOCATION_CONFIG,
             Type.STRING,
             null,
+            new NonEmptyOrNull(),
             Importance.MEDIUM,
             SSL_TRUSTSTORE_LOCATION_DOC)
         .define(
             SSL_TRUSTSTORE_PASSWORD_CONFIG,
             Type.PASSWORD,
             null,
+            new NonEmptyOrNull(),
             Importance.MEDIUM,
             SSL_TRUSTSTORE_PASSWORD_DOC)
         .define(
@@ -370,6 +377,21 @@ public final class RegistryConfig {
     @Override
     public String toString() {
       return "null or user:password";
+    }
+  }
+
+  private static final class NonEmptyOrNull implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      String s = value instanceof Password p ? p.value() : value == null ? null : value.toString();
+      if (s != null && s.isBlank()) {
+        throw new ConfigException(name + " must not be blank when set");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "null or non-blank";
     }
   }
 }
