@@ -26,8 +26,10 @@ import java.util.concurrent.TimeUnit;
  * A real schema registry for tests: Apicurio Registry 3.3.3 (the {@code
  * io.apicurio:apicurio-registry-app:3.3.3:tar.gz:all} test dependency of iceberg-writer, taken from
  * the local Maven repository and extracted once under {@code target/}) run as a child process on a
- * Java 21+ JDK, in-memory storage, listening on 127.0.0.1 only. Clients use its
- * Confluent-compatible API, {@link #url()}.
+ * Java 21+ JDK ({@code -Dfloe.registry.java}, default Temurin 25), in-memory storage, listening on
+ * 127.0.0.1 only. Clients use its Confluent-compatible API, {@link #url()}. Other modules use it
+ * through iceberg-writer's test-jar; it extracts into their own {@code target/}, and the archive
+ * must be in the local Maven repository (declare the same test dependency there).
  *
  * <p>What the ccompat API does here, seen against this server: ids are global and given by content
  * (the same schema under two subjects has one id); {@code GET /schemas/ids/{id}} answers {@code
@@ -40,7 +42,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LocalRegistry implements AutoCloseable {
   public static final String VERSION = "3.3.3";
-  private static final String JAVA = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+
+  /** A Java 21+ launcher: Apicurio Registry 3 does not run on the tests' Java 17. */
+  private static final String JAVA =
+      System.getProperty("floe.registry.java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+
   private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
   private static final ObjectMapper JSON = new ObjectMapper();
 
