@@ -88,12 +88,14 @@ public final class RegistryConfig {
       "Wait before the first retry; each further retry waits twice as long as the previous one."
           + BOUND;
   static final String UNAVAILABLE_COOLDOWN_MS_DOC =
-      "After a lookup failed because the registry could not be reached, lookups of schemas not in "
-          + "the cache fail at once, without contacting the registry, for this long: a registry "
-          + "that is down never holds broker threads nor receives a retry storm.";
+      "After a lookup failed because the registry could not be reached or refused the "
+          + "credentials, lookups of schemas not in the cache fail at once, without contacting the "
+          + "registry, for this long: a registry that is down never holds broker threads nor "
+          + "receives a retry storm.";
   static final String LATEST_CACHE_MS_DOC =
-      "How long the latest schema of a subject is reused before the registry is asked again. "
-          + "Schemas by id never change and stay cached. 0: never reused.";
+      "How long the latest schema of a subject is reused before the registry is asked again, "
+          + "and how long an id or subject the registry did not know is reported unknown without "
+          + "asking it again. Schemas by id never change and stay cached. 0: never reused.";
   static final String CACHE_MAX_SCHEMAS_DOC =
       "Most schemas (by id, by subject version and latest by subject, each) kept in memory.";
 

@@ -45,6 +45,7 @@ final class RegistryHttp {
   private volatile long unavailableUntilNanos;
   private volatile boolean inCooldown;
   private volatile String lastFailure = "";
+  private volatile boolean refused;
 
   RegistryHttp(RegistryConfig config) {
     this.urls = config.urls();
@@ -73,22 +74,7 @@ final class RegistryHttp {
    * @param what what is looked up, for messages ("schema id 7")
    */
   JsonNode get(String path, String what) {
-    long now = System.nanoTime();
-    if (inCooldown && now - unavailableUntilNanos < 0) {
-      throw new RegistryUnavailableException(
-          "Schema registry "
-              + urls
-              + " is unavailable: "
-              + what
-              + " not looked up, no request made (the last lookup failed: "
-              + lastFailure
-              + "; the registry is not contacted for another "
-              + TimeUnit.NANOSECONDS.toMillis(unavailableUntilNanos - now)
-              + " ms, "
-              + RegistryConfig.UNAVAILABLE_COOLDOWN_MS_CONFIG
-              + ")",
-          null);
-    }
+    failFastDuringCooldown(what);
     List<String> failures = new ArrayList<>();
     int first = preferred.get();
     Exception last = null;
@@ -107,7 +93,11 @@ final class RegistryHttp {
           return parse(url, response.body());
         }
         if (!transientStatus(status)) {
-          throw permanent(url, status, response.body(), what);
+          RegistryException failure = permanent(url, status, response.body(), what);
+          if (failure instanceof RegistryAuthException) {
+            coolDown(failure.getMessage(), true);
+          }
+          throw failure;
         }
         failures.add(url + ": HTTP " + status);
       } catch (IOException | TimeoutException e) {
@@ -115,9 +105,7 @@ final class RegistryHttp {
         failures.add(url + ": " + describe(e));
       }
     }
-    lastFailure = failures.get(failures.size() - 1);
-    unavailableUntilNanos = System.nanoTime() + cooldownNanos;
-    inCooldown = cooldownNanos > 0;
+    coolDown(failures.get(failures.size() - 1), false);
     String message =
         "Schema registry unavailable: "
             + what
@@ -132,6 +120,39 @@ final class RegistryHttp {
             + ")";
     LOG.warn(message);
     throw new RegistryUnavailableException(message, last);
+  }
+
+  /**
+   * Fails at once, without a request, while the registry is cooling down after it could not be
+   * reached or refused the credentials: failing lookups never pile up on a registry in trouble.
+   */
+  private void failFastDuringCooldown(String what) {
+    long now = System.nanoTime();
+    if (!inCooldown || now - unavailableUntilNanos >= 0) {
+      return;
+    }
+    String message =
+        "Schema registry "
+            + urls
+            + (refused ? " refused the credentials: " : " is unavailable: ")
+            + what
+            + " not looked up, no request made (the last lookup failed: "
+            + lastFailure
+            + "; the registry is not contacted for another "
+            + TimeUnit.NANOSECONDS.toMillis(unavailableUntilNanos - now)
+            + " ms, "
+            + RegistryConfig.UNAVAILABLE_COOLDOWN_MS_CONFIG
+            + ")";
+    throw refused
+        ? new RegistryAuthException(message)
+        : new RegistryUnavailableException(message, null);
+  }
+
+  private void coolDown(String failure, boolean refusedCredentials) {
+    lastFailure = failure;
+    refused = refusedCredentials;
+    unavailableUntilNanos = System.nanoTime() + cooldownNanos;
+    inCooldown = cooldownNanos > 0;
   }
 
   private HttpResponse<byte[]> send(URI url) throws IOException, TimeoutException {

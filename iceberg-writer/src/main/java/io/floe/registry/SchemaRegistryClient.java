@@ -1,6 +1,7 @@
 package io.floe.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Looks schemas up in a Confluent-compatible schema registry (Confluent Schema Registry, Karapace,
@@ -33,6 +35,9 @@ public final class SchemaRegistryClient {
   private final CachedLookup<SubjectVersion, Stored> bySubjectVersion;
   private final CachedLookup<String, RegistrySchema> latest;
 
+  /** Ids and subjects the registry did not know, by id or subject: asked again only later. */
+  private final Cache<Object, SchemaNotFoundException> unknown;
+
   /**
    * @throws IllegalArgumentException if {@code config} has no registry URL
    * @throws org.apache.kafka.common.config.ConfigException if the trust store cannot be read
@@ -51,6 +56,11 @@ public final class SchemaRegistryClient {
                 .maximumSize(max)
                 .expireAfterWrite(Duration.ofMillis(config.latestCacheMs()))
                 .build());
+    this.unknown =
+        Caffeine.newBuilder()
+            .maximumSize(max)
+            .expireAfterWrite(Duration.ofMillis(config.latestCacheMs()))
+            .build();
   }
 
   /**
@@ -61,12 +71,17 @@ public final class SchemaRegistryClient {
    * @throws RegistryAuthException if the registry refused the credentials
    */
   public RegistrySchema byId(int id) {
-    return byId.get(
+    return unlessUnknown(
         id,
-        () -> {
-          Stored stored = stored(http.get("/schemas/ids/" + id, "schema id " + id), id);
-          return new RegistrySchema(id, stored.type(), stored.text(), resolve(stored.references()));
-        });
+        () ->
+            byId.get(
+                id,
+                () -> {
+                  String what = "schema id " + id;
+                  Stored stored = stored(http.get("/schemas/ids/" + id, what), what);
+                  return new RegistrySchema(
+                      id, stored.type(), stored.text(), resolve(stored.references()));
+                }));
   }
 
   /**
@@ -77,24 +92,41 @@ public final class SchemaRegistryClient {
    * @throws RegistryAuthException if the registry refused the credentials
    */
   public RegistrySchema latest(String subject) {
-    return latest.get(
-        subject,
-        () -> {
-          String what = "latest schema of subject '" + subject + "'";
-          JsonNode node = http.get(versionPath(subject, "latest"), what);
-          if (!node.path("id").canConvertToInt()) {
-            throw new RegistryException("Schema registry answered the " + what + " without an id");
-          }
-          int id = node.get("id").asInt();
-          Stored stored = stored(node, what);
-          if (node.path("version").canConvertToInt()) {
-            bySubjectVersion.put(new SubjectVersion(subject, node.get("version").asInt()), stored);
-          }
-          RegistrySchema schema =
-              new RegistrySchema(id, stored.type(), stored.text(), resolve(stored.references()));
-          byId.put(id, schema);
-          return schema;
-        });
+    return unlessUnknown(subject, () -> latest.get(subject, () -> latestNow(subject)));
+  }
+
+  private RegistrySchema latestNow(String subject) {
+    String what = "latest schema of subject '" + subject + "'";
+    JsonNode node = http.get(versionPath(subject, "latest"), what);
+    if (!node.path("id").canConvertToInt()) {
+      throw new RegistryException("Schema registry answered the " + what + " without an id");
+    }
+    int id = node.get("id").asInt();
+    Stored stored = stored(node, what);
+    if (node.path("version").canConvertToInt()) {
+      bySubjectVersion.put(new SubjectVersion(subject, node.get("version").asInt()), stored);
+    }
+    RegistrySchema schema =
+        new RegistrySchema(id, stored.type(), stored.text(), resolve(stored.references()));
+    byId.put(id, schema);
+    return schema;
+  }
+
+  /**
+   * The schema {@code lookup} finds, unless the registry said {@code key} is unknown less than
+   * {@code registry.latest.cache.ms} ago: records of an unknown id do not each make a request.
+   */
+  private RegistrySchema unlessUnknown(Object key, Supplier<RegistrySchema> lookup) {
+    SchemaNotFoundException known = unknown.getIfPresent(key);
+    if (known != null) {
+      throw new SchemaNotFoundException(known.getMessage());
+    }
+    try {
+      return lookup.get();
+    } catch (SchemaNotFoundException e) {
+      unknown.put(key, e);
+      throw e;
+    }
   }
 
   /** Every schema {@code references} names, transitively, by the name it is referenced with. */

@@ -45,6 +45,7 @@ class RegistryConfigTest {
             "registry.cache.max.schemas");
     for (ConfigDef.ConfigKey key : DEF.configKeys().values()) {
       assertThat(key.hasDefault()).as(key.name).isTrue();
+      assertThat(key.validator).as(key.name).isNotNull();
       assertThat(key.documentation).as(key.name).isNotBlank();
     }
     for (String key :

@@ -108,6 +108,19 @@ class RegistryHttpTest {
   }
 
   @Test
+  void refusedCredentialsCoolDownLikeAnUnreachableRegistry() {
+    proxy.requireAuthorization("Bearer something-else");
+    SchemaRegistryClient client = client(Map.of(RegistryConfig.BEARER_TOKEN_CONFIG, TOKEN));
+
+    assertThatThrownBy(() -> client.byId(schemaId)).isInstanceOf(RegistryAuthException.class);
+    assertThatThrownBy(() -> client.latest("http-value"))
+        .isInstanceOf(RegistryAuthException.class)
+        .hasMessageContaining("refused the credentials")
+        .hasMessageContaining("no request made");
+    assertThat(proxy.requests()).isEqualTo(1);
+  }
+
+  @Test
   void noSecretInAnyMessageOrToString() throws Exception {
     proxy.requireAuthorization("Bearer something-else");
     Map<String, Object> basic =

@@ -204,8 +204,32 @@ class SchemaRegistryClientTest {
 
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(900));
     assertThat(proxy.requests()).isEqualTo(2);
-    assertThatThrownBy(() -> client.byId(987_654)).isInstanceOf(SchemaNotFoundException.class);
-    assertThat(proxy.requests()).as("not cached, and no cooldown for a 404").isEqualTo(3);
+    assertThatThrownBy(() -> client.byId(987_654))
+        .isInstanceOf(SchemaNotFoundException.class)
+        .hasMessageContaining("40403");
+    assertThatThrownBy(() -> client.latest("no-such-subject"))
+        .isInstanceOf(SchemaNotFoundException.class);
+    assertThat(proxy.requests()).as("unknown for registry.latest.cache.ms").isEqualTo(2);
+
+    SchemaRegistryClient forgetful = client(Map.of(RegistryConfig.LATEST_CACHE_MS_CONFIG, "0"));
+    assertThatThrownBy(() -> forgetful.byId(987_654)).isInstanceOf(SchemaNotFoundException.class);
+    assertThatThrownBy(() -> forgetful.byId(987_654)).isInstanceOf(SchemaNotFoundException.class);
+    assertThat(proxy.requests()).as("asked again, no cooldown after a 404").isEqualTo(4);
+  }
+
+  @Test
+  void otherClientErrorsAreNeitherRetriedNorCooledDown() {
+    proxy.failWith(422);
+    SchemaRegistryClient client = client();
+
+    assertThatThrownBy(() -> client.byId(5))
+        .isExactlyInstanceOf(RegistryException.class)
+        .hasMessageContaining("rejected the lookup of schema id 5 (HTTP 422");
+    assertThat(proxy.requests()).isEqualTo(1);
+    proxy.failWith(0);
+    int id = registry.register("after-422-value", "AVRO", "\"float\"");
+    assertThat(client.byId(id).text()).isEqualTo("\"float\"");
+    assertThat(proxy.requests()).isEqualTo(2);
   }
 
   @Test
