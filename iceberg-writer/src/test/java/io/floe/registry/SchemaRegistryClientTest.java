@@ -161,6 +161,21 @@ class SchemaRegistryClientTest {
   }
 
   @Test
+  void resolvesAJsonSchemaReference() {
+    registry.register("json-item", "JSON", ITEM_JSON);
+    String cart =
+        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","
+            + "\"properties\":{\"items\":{\"type\":\"array\",\"items\":{\"$ref\":\"item.json\"}}}}";
+    int id =
+        registry.register(
+            "carts-value", "JSON", cart, List.of(new Reference("item.json", "json-item", 1)));
+
+    assertThat(client().byId(id))
+        .isEqualTo(
+            new RegistrySchema(id, RegistrySchema.Type.JSON, cart, Map.of("item.json", ITEM_JSON)));
+  }
+
+  @Test
   void reusesTheLatestSchemaOfASubjectForTheConfiguredTimeOnly() {
     String v1 = "{\"type\":\"record\",\"name\":\"L\",\"fields\":[]}";
     String v2 =
