@@ -19,8 +19,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A real schema registry for tests: Apicurio Registry 3.3.3 (the {@code
@@ -213,14 +215,17 @@ public final class LocalRegistry implements AutoCloseable {
     try {
       Files.createDirectories(target);
       Path tmp = Files.createTempDirectory(target, "apicurio-extract-");
-      run(List.of("tar", "-xzf", archive.toString(), "-C", tmp.toString()));
-      Path top = Files.isRegularFile(tmp.resolve("quarkus-run.jar")) ? tmp : only(tmp);
       try {
+        run(List.of("tar", "-xzf", archive.toString(), "-C", tmp.toString()));
+        Path top = Files.isRegularFile(tmp.resolve("quarkus-run.jar")) ? tmp : only(tmp);
         Files.move(top, home, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException e) {
+        // another test JVM may have extracted it first
         if (!Files.isRegularFile(home.resolve("quarkus-run.jar"))) {
           throw e;
         }
+      } finally {
+        deleteTree(tmp);
       }
       return home;
     } catch (IOException e) {
@@ -251,12 +256,23 @@ public final class LocalRegistry implements AutoCloseable {
   }
 
   private static Path only(Path dir) throws IOException {
-    try (var entries = Files.list(dir)) {
+    try (Stream<Path> entries = Files.list(dir)) {
       List<Path> all = entries.toList();
       if (all.size() != 1 || !Files.isRegularFile(all.get(0).resolve("quarkus-run.jar"))) {
         throw new IOException("Unexpected layout of the Apicurio archive: " + all);
       }
       return all.get(0);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
     }
   }
 
