@@ -209,7 +209,7 @@ class RegistryHttpTest {
       assertThat(config.lookupBoundMs()).isEqualTo(900);
       assertThat(took)
           .isGreaterThanOrEqualTo(Duration.ofMillis(900))
-          .isLessThan(Duration.ofMillis(900 + 500));
+          .isLessThan(Duration.ofMillis(900 + 1_000));
     }
   }
 
