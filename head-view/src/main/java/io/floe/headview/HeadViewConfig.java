@@ -1,6 +1,7 @@
 package io.floe.headview;
 
 import io.floe.catalog.CatalogConfig;
+import io.floe.registry.RegistryConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -153,10 +154,12 @@ public final class HeadViewConfig extends AbstractConfig {
           SHUTDOWN_TIMEOUT_MS_CONFIG);
 
   private final CatalogConfig catalog;
+  private final RegistryConfig registry;
 
   private HeadViewConfig(Map<String, String> props) {
     super(CONFIG_DEF, withoutUnsetValues(props), false);
     this.catalog = new CatalogConfig(this, "");
+    this.registry = new RegistryConfig(this);
   }
 
   private static ConfigDef configDef() {
@@ -231,7 +234,7 @@ public final class HeadViewConfig extends AbstractConfig {
             ConfigDef.CaseInsensitiveValidString.in("fail", "committed"),
             Importance.MEDIUM,
             ON_KAFKA_ERROR_DOC);
-    return defineLifecycle(def);
+    return RegistryConfig.defineRegistry(defineLifecycle(def));
   }
 
   /** What happens to head files when a process stops, and after. */
@@ -315,6 +318,11 @@ public final class HeadViewConfig extends AbstractConfig {
   public String authToken() {
     Password token = getPassword(AUTH_TOKEN_CONFIG);
     return token == null ? null : token.value().trim();
+  }
+
+  /** The schema registry settings ({@code registry.*}), shared with the plugin. */
+  public RegistryConfig registry() {
+    return registry;
   }
 
   public String catalogName() {

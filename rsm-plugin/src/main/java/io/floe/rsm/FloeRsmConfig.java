@@ -5,6 +5,7 @@ import io.floe.commit.SegmentCommitter;
 import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
 import io.floe.manifest.BatchDirectory;
+import io.floe.registry.RegistryConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -101,6 +102,7 @@ public final class FloeRsmConfig extends AbstractConfig {
     CatalogConfig.defineCatalogName(def);
     CatalogConfig.defineTableNamespace(
         def, "Created on first use when the catalog supports namespaces.");
+    RegistryConfig.defineRegistry(def);
     return defineCaches(defineTimeouts(defineCommits(defineTables(def))));
   }
 
