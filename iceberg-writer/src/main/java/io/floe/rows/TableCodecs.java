@@ -2,6 +2,9 @@ package io.floe.rows;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.floe.registry.RegistryConfig;
+import io.floe.registry.RegistrySchemaLookup;
+import io.floe.registry.SchemaRegistryClient;
 import io.floe.typed.ColumnFormat;
 import io.floe.typed.ParsedWriterSchemas;
 import io.floe.typed.SchemaFormats;
@@ -37,6 +40,12 @@ public final class TableCodecs {
    */
   public TableCodecs(SchemaLookup registry) {
     this.registry = registry;
+  }
+
+  /** Codecs whose copies look writer schemas up in the registry {@code config} sets, if any. */
+  public static TableCodecs of(RegistryConfig config) {
+    return new TableCodecs(
+        config.enabled() ? new RegistrySchemaLookup(new SchemaRegistryClient(config)) : null);
   }
 
   /** Codecs of binary tables only, and of typed ones without a registry. */

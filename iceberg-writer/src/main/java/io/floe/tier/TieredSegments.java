@@ -63,6 +63,12 @@ public final class TieredSegments {
 
   /** Copies and fetches make rows with the codecs {@code codecs} gives (typed tables). */
   public TieredSegments(
+      TopicTables tables, SegmentCommitter committer, int indexIntervalBytes, TableCodecs codecs) {
+    this(tables, committer, indexIntervalBytes, Reencoding.CURRENT, codecs);
+  }
+
+  /** As above, copies re-encoding as {@code reencoding} does. */
+  public TieredSegments(
       TopicTables tables,
       SegmentCommitter committer,
       int indexIntervalBytes,

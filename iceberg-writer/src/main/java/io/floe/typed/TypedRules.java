@@ -65,6 +65,16 @@ public final class TypedRules {
     return def.define(RULES_CONFIG, Type.LIST, "", Importance.MEDIUM, RULES_DOC);
   }
 
+  /** Whether any rule gives a typed key or value (then a registry must be configured). */
+  public boolean anyTyped() {
+    for (Rule rule : rules) {
+      if (rule.key.format != Format.BINARY || rule.value.format != Format.BINARY) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The key and value formats a new table of {@code topic} gets. */
   public TopicFormats formatsFor(String topic) {
     for (Rule rule : rules) {

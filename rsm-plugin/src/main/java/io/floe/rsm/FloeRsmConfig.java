@@ -6,6 +6,7 @@ import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
 import io.floe.manifest.BatchDirectory;
 import io.floe.registry.RegistryConfig;
+import io.floe.typed.TypedRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -88,7 +89,7 @@ public final class FloeRsmConfig extends AbstractConfig {
                 STORAGE_PROBE_ENABLE,
                 Type.BOOLEAN,
                 true,
-                new BooleanValue(),
+                new BooleanValidator(),
                 Importance.MEDIUM,
                 "Whether configure writes and deletes one small object under "
                     + ICEBERG_WAREHOUSE
@@ -103,6 +104,7 @@ public final class FloeRsmConfig extends AbstractConfig {
     CatalogConfig.defineTableNamespace(
         def, "Created on first use when the catalog supports namespaces.");
     RegistryConfig.defineRegistry(def);
+    TypedRules.define(def);
     return defineCaches(defineTimeouts(defineCommits(defineTables(def))));
   }
 
@@ -262,10 +264,22 @@ public final class FloeRsmConfig extends AbstractConfig {
   }
 
   private final CatalogConfig catalog;
+  private final RegistryConfig registry;
+  private final TypedRules typedRules;
 
   public FloeRsmConfig(Map<String, ?> props) {
     super(CONFIG_DEF, props, false);
     this.catalog = new CatalogConfig(this, "rsm.config.");
+    this.registry = new RegistryConfig(this);
+    this.typedRules = new TypedRules(this, "rsm.config.");
+    if (typedRules.anyTyped() && !registry.enabled()) {
+      throw new ConfigException(
+          RegistryConfig.URL_CONFIG,
+          "",
+          "rsm.config."
+              + TypedRules.RULES_CONFIG
+              + " gives topics typed columns: set the registry");
+    }
     if (getLong(COMMIT_BACKOFF_MAX_MS) < getLong(COMMIT_BACKOFF_MIN_MS)) {
       throw new ConfigException(
           COMMIT_BACKOFF_MAX_MS,
@@ -305,7 +319,13 @@ public final class FloeRsmConfig extends AbstractConfig {
         .targetFileSizeBytes(getLong(TABLE_TARGET_FILE_SIZE))
         .rowGroupSizeBytes(getLong(TABLE_ROW_GROUP_SIZE))
         .parquetCompression(getString(TABLE_PARQUET_COMPRESSION).toLowerCase(Locale.ROOT))
+        .typedRules(typedRules)
         .build();
+  }
+
+  /** The schema registry settings (not {@link RegistryConfig#enabled()} when none is set). */
+  public RegistryConfig registry() {
+    return registry;
   }
 
   public RetentionMode retentionMode() {
@@ -394,6 +414,7 @@ public final class FloeRsmConfig extends AbstractConfig {
       // Kafka 4.4 also hands the plugin node.id (the KRaft name of broker.id).
       if (!CONFIG_DEF.names().contains(key)
           && !key.startsWith(ICEBERG_PREFIX)
+          && !key.startsWith(TypedRules.RULE_PREFIX)
           && !key.equals("node.id")) {
         out.add(key);
       }
@@ -409,42 +430,11 @@ public final class FloeRsmConfig extends AbstractConfig {
     if (isSensitive(key) || value instanceof org.apache.kafka.common.config.types.Password) {
       return "[hidden]";
     }
-    return scrubEmbedded(value.toString());
-  }
-
-  private static final Pattern EMBEDDED_PARAMETER =
-      Pattern.compile(
-          "(?i)((?:password|passwd|pwd|secret|token|credential|access[-_.]?key)[A-Za-z0-9_.-]*=)[^&;,\\s]*");
-  private static final Pattern EMBEDDED_USER_INFO = Pattern.compile("(//[^/:@\\s]+:)[^/@\\s]+@");
-
-  /**
-   * Masks credentials embedded in a value: {@code password=...}-style parameters of a JDBC URL and
-   * the password of a {@code //user:password@host} URI.
-   */
-  public static String scrubEmbedded(String value) {
-    if (value == null) {
-      return null;
-    }
-    String out = EMBEDDED_PARAMETER.matcher(value).replaceAll("$1[hidden]");
-    return EMBEDDED_USER_INFO.matcher(out).replaceAll("$1[hidden]@");
+    return Redactor.scrubEmbedded(value.toString());
   }
 
   /** The documentation of every key, as an HTML table (for the README). */
   public static String documentation() {
     return CONFIG_DEF.toHtmlTable();
-  }
-
-  private static final class BooleanValue implements ConfigDef.Validator {
-    @Override
-    public void ensureValid(String name, Object value) {
-      if (!(value instanceof Boolean)) {
-        throw new ConfigException(name, value, "must be true or false");
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "true or false";
-    }
   }
 }

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Scrubs credential values from messages. Exceptions from catalogs, JDBC drivers or the AWS SDK may
@@ -30,7 +31,7 @@ final class Redactor {
     for (String s : secrets) {
       out = out.replace(s, MASK);
     }
-    return FloeRsmConfig.scrubEmbedded(out);
+    return scrubEmbedded(out);
   }
 
   /**
@@ -84,5 +85,22 @@ final class Redactor {
     RedactedException(String message) {
       super(message);
     }
+  }
+
+  private static final Pattern EMBEDDED_PARAMETER =
+      Pattern.compile(
+          "(?i)((?:password|passwd|pwd|secret|token|credential|access[-_.]?key)[A-Za-z0-9_.-]*=)[^&;,\\s]*");
+  private static final Pattern EMBEDDED_USER_INFO = Pattern.compile("(//[^/:@\\s]+:)[^/@\\s]+@");
+
+  /**
+   * Masks credentials embedded in a value: {@code password=...}-style parameters of a JDBC URL and
+   * the password of a {@code //user:password@host} URI.
+   */
+  static String scrubEmbedded(String value) {
+    if (value == null) {
+      return null;
+    }
+    String out = EMBEDDED_PARAMETER.matcher(value).replaceAll("$1[hidden]");
+    return EMBEDDED_USER_INFO.matcher(out).replaceAll("$1[hidden]@");
   }
 }

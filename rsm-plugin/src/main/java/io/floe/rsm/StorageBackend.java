@@ -7,6 +7,7 @@ import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
 import io.floe.maintenance.TableMaintenance;
+import io.floe.rows.TableCodecs;
 import io.floe.tier.CopyStep;
 import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
@@ -53,7 +54,8 @@ final class StorageBackend implements AutoCloseable {
                 config.commitMaxAttempts(),
                 config.commitBackoffMinMs(),
                 config.commitBackoffMaxMs()),
-            config.indexIntervalBytes());
+            config.indexIntervalBytes(),
+            TableCodecs.of(config.registry()));
     // An opened segment keeps the readers of finished fetches for the next fetch that continues
     // them: release them when it leaves the cache (synchronously, so close() leaves nothing open,
     // and on the calling thread, inside a call FloeRemoteStorageManager runs with the plugin's
