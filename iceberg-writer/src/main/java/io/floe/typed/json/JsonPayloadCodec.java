@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import io.floe.typed.PayloadCodec;
 import io.floe.typed.UndecodablePayloadException;
 import java.io.ByteArrayOutputStream;
@@ -24,7 +25,11 @@ import org.apache.iceberg.data.Record;
  */
 final class JsonPayloadCodec implements PayloadCodec {
 
-  private static final JsonFactory FACTORY = new JsonFactory();
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          // characters beyond U+FFFF as UTF-8, as JavaScript and Jackson's String output write them
+          .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+          .build();
 
   private final BoundType root;
 
@@ -49,7 +54,7 @@ final class JsonPayloadCodec implements PayloadCodec {
       if (parser.nextToken() == null) {
         throw new UndecodablePayloadException("not JSON: no value");
       }
-      Object value = JsonValueReader.read(root, parser, bytes);
+      Object value = new JsonValueReader(parser, bytes, offset).read(root);
       if (parser.nextToken() != null) {
         throw new UndecodablePayloadException("not JSON: more after the value");
       }
@@ -62,7 +67,7 @@ final class JsonPayloadCodec implements PayloadCodec {
     } catch (JsonParseException e) {
       // Jackson's message quotes the payload, so only where it failed is said
       throw new UndecodablePayloadException(
-          "not JSON (at byte " + (e.getLocation().getByteOffset() - offset) + ")");
+          "not JSON (at byte " + e.getLocation().getByteOffset() + ")");
     } catch (IOException e) {
       throw new UndecodablePayloadException("not JSON: " + e.getClass().getSimpleName());
     }

@@ -19,7 +19,17 @@ import org.apache.iceberg.data.Record;
 /** Reads one JSON value from a parser into the value of a {@link BoundType}. */
 final class JsonValueReader {
 
-  private JsonValueReader() {}
+  private final JsonParser in;
+  private final byte[] source;
+
+  /** Where the parser's byte offsets start in {@link #source}. */
+  private final int base;
+
+  JsonValueReader(JsonParser in, byte[] source, int base) {
+    this.in = in;
+    this.source = source;
+    this.base = base;
+  }
 
   /** A value that does not fit its schema type: where (schema names only) and why. */
   static final class Mismatch extends RuntimeException {
@@ -41,37 +51,37 @@ final class JsonValueReader {
   }
 
   /** The value of the parser's current token (and what it opens), which is left on its end. */
-  static Object read(BoundType type, JsonParser in, byte[] source) throws IOException {
+  Object read(BoundType type) throws IOException {
     JsonToken token = in.currentToken();
     if (token == JsonToken.VALUE_NULL) {
       return null;
     }
     switch (type.kind) {
       case STRUCT:
-        return struct(type, in, source);
+        return struct(type);
       case MAP:
-        return map(type, in, source);
+        return map(type);
       case LIST:
-        return list(type, in, source);
+        return list(type);
       case STRING:
-        return string(in, "a string");
+        return string("a string");
       case DATE:
-        return date(in);
+        return date();
       case TIMESTAMP:
-        return dateTime(in);
+        return dateTime();
       case LONG:
-        return integer(in, token);
+        return integer(token);
       case DOUBLE:
-        return number(in, token);
+        return number(token);
       case BOOLEAN:
         expect(token == JsonToken.VALUE_TRUE || token == JsonToken.VALUE_FALSE, "a boolean", token);
         return token == JsonToken.VALUE_TRUE;
       default:
-        return text(in, source);
+        return text();
     }
   }
 
-  private static Record struct(BoundType type, JsonParser in, byte[] source) throws IOException {
+  private Record struct(BoundType type) throws IOException {
     expect(in.currentToken() == JsonToken.START_OBJECT, "an object", in.currentToken());
     Record record = GenericRecord.create(type.struct);
     while (in.nextToken() == JsonToken.FIELD_NAME) {
@@ -82,7 +92,7 @@ final class JsonValueReader {
         continue;
       }
       try {
-        record.set(type.positions[field], read(type.fields[field], in, source));
+        record.set(type.positions[field], read(type.fields[field]));
       } catch (Mismatch e) {
         throw e.at(type.names[field].getValue());
       }
@@ -90,15 +100,14 @@ final class JsonValueReader {
     return record;
   }
 
-  private static Map<String, Object> map(BoundType type, JsonParser in, byte[] source)
-      throws IOException {
+  private Map<String, Object> map(BoundType type) throws IOException {
     expect(in.currentToken() == JsonToken.START_OBJECT, "an object", in.currentToken());
     Map<String, Object> map = new LinkedHashMap<>();
     while (in.nextToken() == JsonToken.FIELD_NAME) {
       String key = storable(in.currentName());
       in.nextToken();
       try {
-        map.put(key, read(type.element, in, source));
+        map.put(key, read(type.element));
       } catch (Mismatch e) {
         throw e.at("*");
       }
@@ -106,13 +115,12 @@ final class JsonValueReader {
     return map;
   }
 
-  private static List<Object> list(BoundType type, JsonParser in, byte[] source)
-      throws IOException {
+  private List<Object> list(BoundType type) throws IOException {
     expect(in.currentToken() == JsonToken.START_ARRAY, "an array", in.currentToken());
     List<Object> list = new ArrayList<>();
     while (in.nextToken() != JsonToken.END_ARRAY) {
       try {
-        list.add(read(type.element, in, source));
+        list.add(read(type.element));
       } catch (Mismatch e) {
         throw e.at(Integer.toString(list.size()));
       }
@@ -120,21 +128,21 @@ final class JsonValueReader {
     return list;
   }
 
-  private static String string(JsonParser in, String expected) throws IOException {
+  private String string(String expected) throws IOException {
     expect(in.currentToken() == JsonToken.VALUE_STRING, expected, in.currentToken());
     return storable(in.getText());
   }
 
-  private static LocalDate date(JsonParser in) throws IOException {
-    LocalDate date = JsonDateTimes.date(string(in, "a date string"));
+  private LocalDate date() throws IOException {
+    LocalDate date = JsonDateTimes.date(string("a date string"));
     if (date == null) {
       throw new Mismatch("a string that is not a date (yyyy-mm-dd) where format date is declared");
     }
     return date;
   }
 
-  private static OffsetDateTime dateTime(JsonParser in) throws IOException {
-    OffsetDateTime dateTime = JsonDateTimes.dateTime(string(in, "a date-time string"));
+  private OffsetDateTime dateTime() throws IOException {
+    OffsetDateTime dateTime = JsonDateTimes.dateTime(string("a date-time string"));
     if (dateTime == null) {
       throw new Mismatch(
           "a string that is not an RFC 3339 date-time (years 0-9999) where format date-time is"
@@ -143,7 +151,7 @@ final class JsonValueReader {
     return dateTime;
   }
 
-  private static Long integer(JsonParser in, JsonToken token) throws IOException {
+  private Long integer(JsonToken token) throws IOException {
     if (token == JsonToken.VALUE_NUMBER_INT) {
       if (in.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
         throw new Mismatch("an integer beyond the range of long");
@@ -173,7 +181,7 @@ final class JsonValueReader {
     }
   }
 
-  private static Double number(JsonParser in, JsonToken token) throws IOException {
+  private Double number(JsonToken token) throws IOException {
     expect(
         token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT,
         "a number",
@@ -186,7 +194,7 @@ final class JsonValueReader {
   }
 
   /** The value's JSON text exactly as the payload has it. */
-  private static String text(JsonParser in, byte[] source) throws IOException {
+  private String text() throws IOException {
     int start = (int) in.currentTokenLocation().getByteOffset();
     if (in.currentToken().isStructStart()) {
       in.skipChildren();
@@ -195,10 +203,10 @@ final class JsonValueReader {
     }
     int end = (int) in.currentLocation().getByteOffset();
     // a number at the root is read with the whitespace after it; a value never ends in whitespace
-    while (end > start && isWhitespace(source[end - 1])) {
+    while (end > start && isWhitespace(source[base + end - 1])) {
       end--;
     }
-    return new String(source, start, end - start, StandardCharsets.UTF_8);
+    return new String(source, base + start, end - start, StandardCharsets.UTF_8);
   }
 
   private static boolean isWhitespace(byte b) {
