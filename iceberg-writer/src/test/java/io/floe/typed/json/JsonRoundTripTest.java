@@ -65,7 +65,10 @@ class JsonRoundTripTest {
     order.put("anything", Arrays.asList(1, "two", null, Map.of("z", 1.5)));
     order.put("kind", "order");
     order.put("mixed", "3");
-    order.put("tree", Map.of("children", List.of(Map.of("label", "leaf", "children", List.of()))));
+    Map<String, Object> leaf = new LinkedHashMap<>();
+    leaf.put("label", "leaf");
+    leaf.put("children", List.of());
+    order.put("tree", Map.of("children", List.of(leaf)));
     return order;
   }
 
