@@ -66,8 +66,8 @@ final class JsonPayloadCodec implements PayloadCodec {
           "JSON beyond the parser's limits: " + e.getOriginalMessage());
     } catch (JsonParseException e) {
       // Jackson's message quotes the payload, so only where it failed is said
-      throw new UndecodablePayloadException(
-          "not JSON (at byte " + e.getLocation().getByteOffset() + ")");
+      long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
+      throw new UndecodablePayloadException("not JSON (at byte " + at + ")");
     } catch (IOException e) {
       throw new UndecodablePayloadException("not JSON: " + e.getClass().getSimpleName());
     }

@@ -38,21 +38,28 @@ import java.util.Map;
  * </table>
  *
  * <p>Decoding is lenient on nulls (an explicit {@code null} of any type is null) and strict on
- * types: a value of another JSON type, a fraction or a number beyond long for {@code integer}, a
- * number beyond double, a string that is not a date or date-time where the format is declared, or
- * text that is not one JSON value is undecodable.
+ * types: a value of another JSON type, a fraction or a number beyond long for {@code integer} (a
+ * whole number written {@code 1.0} or {@code 1E5} is an integer and decodes), a number beyond
+ * double, a string that is not a date or date-time where the format is declared, or text that is
+ * not one JSON value is undecodable.
  *
- * <p>Encoding is one canonical form, the compact text of Jackson's default {@code ObjectMapper} and
- * JavaScript's {@code JSON.stringify}: no whitespace; struct properties in schema order, a null
- * field left out (so {@code "a":null} re-encodes differently and keeps its bytes); null list
- * elements and map values as {@code null}; strings with Jackson's default escapes ({@code \"},
- * {@code \\}, {@code \b \t \n \f \r}, other control characters as {@code \u001F} with upper-case
- * hex, everything else as UTF-8); longs as Java prints them; doubles as JavaScript prints them (see
- * {@link JsNumbers}: {@code 1}, {@code 1.5}, {@code 1e+21}, {@code 1e-7}; Java's {@code 1.0} and
- * {@code 1.0E21} are not canonical); JSON text kept as written. A payload in any other form
- * (spaces, escapes of non-ASCII or of HTML characters, {@code 1.10}, {@code 1E5}, {@code -0},
- * another property order, duplicate or undeclared properties, nulls) decodes to its value and
- * re-encodes differently, so the record keeps its bytes.
+ * <p>Encoding is one canonical form, the compact text of Jackson's default {@code ObjectMapper}
+ * (written as a String, then UTF-8) and JavaScript's {@code JSON.stringify}: no whitespace; struct
+ * properties in schema order, a null field left out (so {@code "a":null} re-encodes differently and
+ * keeps its bytes); null list elements and map values as {@code null}; strings with Jackson's
+ * default escapes ({@code \"}, {@code \\}, {@code \b \t \n \f \r}, other control characters as
+ * {@code \u005Cu001F} with upper-case hex, everything else as UTF-8, characters beyond U+FFFF
+ * included); longs as Java prints them; doubles as JavaScript prints them (see {@link JsNumbers}:
+ * {@code 1}, {@code 1.5}, {@code 1e+21}, {@code 1e-7}); JSON text kept as written; a null root as
+ * {@code null}.
+ *
+ * <p>A payload in any other form decodes to its value and re-encodes differently, so the record
+ * keeps its bytes: spaces, escapes of non-ASCII or of HTML characters, {@code 1.10}, {@code 1E5},
+ * {@code -0}, another property order, duplicate or undeclared properties, nulls in structs;
+ * JavaScript's lower-case {@code \u005Cu001f}; Java's doubles with whole values or exponents
+ * ({@code 1.0}, {@code 1.0E7}); Jackson's {@code writeValueAsBytes}, which escapes characters
+ * beyond U+FFFF as surrogate pairs; date-times not in UTC, or not with exactly 3 (or, for values
+ * with microseconds, 6) fraction digits.
  */
 public final class JsonSchemaFormat implements SchemaFormat {
 

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.typed.PayloadCodec;
 import io.floe.typed.UndecodablePayloadException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
@@ -95,6 +96,18 @@ class JsonNonCanonicalTest {
   }
 
   @Test
+  void jacksonBytesEscapeCharactersBeyondTheBasicPlane() throws Exception {
+    byte[] payload = new ObjectMapper().writeValueAsBytes(Map.of("name", "😀"));
+
+    assertThat(new String(payload, StandardCharsets.UTF_8))
+        .isEqualTo("{\"name\":\"\\uD83D\\uDE00\"}");
+    assertThat(
+            assertInexact(new String(payload, StandardCharsets.UTF_8), "{\"name\":\"😀\"}")
+                .getField("name"))
+        .isEqualTo("😀");
+  }
+
+  @Test
   void propertyOrderDuplicatesUndeclaredAndNulls() throws Exception {
     assertThat(
             assertInexact("{\"name\":\"x\",\"id\":1}", "{\"id\":1,\"name\":\"x\"}").getField("id"))
@@ -113,6 +126,9 @@ class JsonNonCanonicalTest {
                 .getField("scores"))
         .isEqualTo(scores);
     assertInexact(" {\"id\":1}\n", "{\"id\":1}");
+    PayloadCodec text = codec("true");
+    assertThat(encode(text, decode(text, " 12 "))).isEqualTo("12");
+    assertThat(encode(text, decode(text, "\t[1 ]\r\n"))).isEqualTo("[1 ]");
   }
 
   @Test

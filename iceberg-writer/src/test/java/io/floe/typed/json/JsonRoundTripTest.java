@@ -43,7 +43,7 @@ class JsonRoundTripTest {
   static Map<String, Object> jacksonOrder() {
     Map<String, Object> order = new LinkedHashMap<>();
     order.put("id", Long.MAX_VALUE);
-    order.put("name", "Zoë \"Q\" <x> & y\n\t\u0001 \\ / 日本 😀");
+    order.put("name", "Zoë \"Q\" <x> & y\n\t\u0001\u001f\u2028 \\ / 日本 😀");
     order.put("score", 2.5);
     order.put("active", false);
     order.put("born", "0001-01-01");
@@ -79,7 +79,9 @@ class JsonRoundTripTest {
     Record order = (Record) assertExact(codec, payload);
 
     assertThat(order.getField("id")).isEqualTo(Long.MAX_VALUE);
-    assertThat(order.getField("name")).isEqualTo("Zoë \"Q\" <x> & y\n\t\u0001 \\ / 日本 😀");
+    assertThat(order.getField("name"))
+        .isEqualTo("Zoë \"Q\" <x> & y\n\t\u0001\u001f\u2028 \\ / 日本 😀");
+    assertThat(payload).contains("\\u001F");
     assertThat(order.getField("score")).isEqualTo(2.5);
     assertThat(order.getField("active")).isEqualTo(false);
     assertThat(order.getField("born")).isEqualTo(LocalDate.of(1, 1, 1));
