@@ -10,7 +10,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -179,14 +178,16 @@ final class JsonSchemaReader {
     if (properties != null && !properties.isEmpty()) {
       List<String> names = new ArrayList<>();
       List<JsonType> fields = new ArrayList<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> property = it.next();
+      for (Map.Entry<String, JsonNode> property : properties.properties()) {
         names.add(property.getKey());
         fields.add(type(property.getValue(), document, root));
       }
       return JsonType.struct(names, fields);
     }
     JsonNode additional = node.get("additionalProperties");
+    if (additional != null && !additional.isObject() && !additional.isBoolean()) {
+      throw new InvalidSchemaException("additionalProperties must be a schema: " + additional);
+    }
     if (additional != null && additional.isObject() && !node.has("patternProperties")) {
       return JsonType.map(type(additional, document, root));
     }
@@ -196,6 +197,9 @@ final class JsonSchemaReader {
   private JsonType array(JsonNode node, String document, JsonNode root)
       throws InvalidSchemaException {
     JsonNode items = node.get("items");
+    if (items != null && !items.isObject() && !items.isBoolean() && !items.isArray()) {
+      throw new InvalidSchemaException("items must be a schema: " + items);
+    }
     if (items == null || node.has("prefixItems") || !(items.isObject() || items.isBoolean())) {
       return JsonType.JSON_TEXT;
     }

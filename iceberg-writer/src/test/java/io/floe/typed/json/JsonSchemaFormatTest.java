@@ -103,7 +103,9 @@ class JsonSchemaFormatTest {
             "{\"$ref\": \"#/$defs/missing\"}",
             "{\"$ref\": \"other.json\"}",
             "{\"$ref\": 7}",
-            "{\"type\": \"object\", \"properties\": {\"a\": 5}}")) {
+            "{\"type\": \"object\", \"properties\": {\"a\": 5}}",
+            "{\"type\": \"object\", \"additionalProperties\": 5}",
+            "{\"type\": \"array\", \"items\": \"string\"}")) {
       assertThatThrownBy(() -> format.writerSchema(text, Map.of(), List.of()))
           .as(text)
           .isInstanceOf(InvalidSchemaException.class);
