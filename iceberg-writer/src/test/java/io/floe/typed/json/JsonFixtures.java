@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.typed.PayloadCodec;
 import io.floe.typed.UndecodablePayloadException;
 import io.floe.typed.WriterSchema;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -62,6 +65,15 @@ final class JsonFixtures {
           "}");
 
   static final Map<String, String> REFERENCES = Map.of("customer.json", CUSTOMER);
+
+  /** Random orders as JSON.stringify wrote them (node running js-orders.js), one a line. */
+  static List<String> javaScriptOrders() {
+    try (InputStream in = JsonFixtures.class.getResourceAsStream("js-orders.jsonl")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   static WriterSchema schema(String text, Map<String, String> references) {
     try {

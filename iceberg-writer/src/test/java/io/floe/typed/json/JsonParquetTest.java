@@ -118,6 +118,25 @@ class JsonParquetTest {
   }
 
   @Test
+  void randomJavaScriptOrdersRoundTripExactlyThroughParquet() throws Exception {
+    WriterSchema order = schema(JsonFixtures.ORDER, REFERENCES);
+    Schema table = valueColumn(order.icebergType());
+    PayloadCodec codec = order.bind(table.findField("value").type());
+    List<String> payloads = JsonFixtures.javaScriptOrders();
+    assertThat(payloads).hasSize(300);
+    List<Object> decoded = new ArrayList<>();
+    for (String payload : payloads) {
+      decoded.add(JsonFixtures.assertExact(codec, payload));
+    }
+
+    List<Object> back = throughParquet(table, decoded);
+
+    for (int i = 0; i < payloads.size(); i++) {
+      assertThat(encode(codec, back.get(i))).isEqualTo(payloads.get(i));
+    }
+  }
+
+  @Test
   void codecsBoundToAWidenedColumnRoundTripThroughParquet() throws Exception {
     WriterSchema v1 = schema(JsonFixtures.ORDER, REFERENCES);
     WriterSchema v2 = schema(ORDER_V2, Map.of());
