@@ -1,0 +1,155 @@
+package io.floe.typed.json;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import io.floe.typed.PayloadCodec;
+import io.floe.typed.UndecodablePayloadException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.data.Record;
+
+/**
+ * JSON payloads of one JSON Schema to values of one column and back; see {@link JsonSchemaFormat}
+ * for the mapping and the canonical form {@link #encode} writes. Thread-safe.
+ */
+final class JsonPayloadCodec implements PayloadCodec {
+
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          // characters beyond U+FFFF as UTF-8, as JavaScript and Jackson's String output write them
+          .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+          .build();
+
+  private final BoundType root;
+
+  JsonPayloadCodec(BoundType root) {
+    this.root = root;
+  }
+
+  @Override
+  public Object decode(ByteBuffer payload) throws UndecodablePayloadException {
+    byte[] bytes;
+    int offset;
+    int length = payload.remaining();
+    if (payload.hasArray()) {
+      bytes = payload.array();
+      offset = payload.arrayOffset() + payload.position();
+    } else {
+      bytes = new byte[length];
+      payload.duplicate().get(bytes);
+      offset = 0;
+    }
+    try (JsonParser parser = FACTORY.createParser(bytes, offset, length)) {
+      if (parser.nextToken() == null) {
+        throw new UndecodablePayloadException("not JSON: no value");
+      }
+      Object value = new JsonValueReader(parser, bytes, offset).read(root);
+      if (parser.nextToken() != null) {
+        throw new UndecodablePayloadException("not JSON: more after the value");
+      }
+      return value;
+    } catch (JsonValueReader.Mismatch e) {
+      throw new UndecodablePayloadException(e.describe());
+    } catch (StreamConstraintsException e) {
+      throw new UndecodablePayloadException(
+          "JSON beyond the parser's limits: " + e.getOriginalMessage());
+    } catch (JsonParseException e) {
+      // Jackson's message quotes the payload, so only where it failed is said
+      long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
+      throw new UndecodablePayloadException("not JSON (at byte " + at + ")");
+    } catch (IOException e) {
+      throw new UndecodablePayloadException("not JSON: " + e.getClass().getSimpleName());
+    }
+  }
+
+  @Override
+  public byte[] encode(Object value) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator generator = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+      write(root, value, generator);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  private static void write(BoundType type, Object value, JsonGenerator out) throws IOException {
+    if (value == null) {
+      out.writeNull();
+      return;
+    }
+    switch (type.kind) {
+      case STRUCT:
+        writeStruct(type, (Record) value, out);
+        break;
+      case MAP:
+        out.writeStartObject();
+        for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
+          out.writeFieldName(entry.getKey().toString());
+          write(type.element, entry.getValue(), out);
+        }
+        out.writeEndObject();
+        break;
+      case LIST:
+        out.writeStartArray();
+        for (Object element : (List<?>) value) {
+          write(type.element, element, out);
+        }
+        out.writeEndArray();
+        break;
+      default:
+        writeScalar(type, value, out);
+    }
+  }
+
+  private static void writeStruct(BoundType type, Record record, JsonGenerator out)
+      throws IOException {
+    out.writeStartObject();
+    for (int i = 0; i < type.fields.length; i++) {
+      Object field = record.get(type.positions[i]);
+      // an absent property and an explicit null decode alike: null is written as absent
+      if (field != null) {
+        out.writeFieldName(type.names[i]);
+        write(type.fields[i], field, out);
+      }
+    }
+    out.writeEndObject();
+  }
+
+  private static void writeScalar(BoundType type, Object value, JsonGenerator out)
+      throws IOException {
+    switch (type.kind) {
+      case STRING:
+        out.writeString(value.toString());
+        break;
+      case DATE:
+        out.writeString(JsonDateTimes.format((LocalDate) value));
+        break;
+      case TIMESTAMP:
+        out.writeString(JsonDateTimes.format((OffsetDateTime) value));
+        break;
+      case LONG:
+        out.writeNumber(((Number) value).longValue());
+        break;
+      case DOUBLE:
+        out.writeNumber(JsNumbers.toString(((Number) value).doubleValue()));
+        break;
+      case BOOLEAN:
+        out.writeBoolean((Boolean) value);
+        break;
+      default:
+        out.writeRawValue(value.toString());
+    }
+  }
+}
