@@ -1,12 +1,14 @@
 package io.floe.typed;
 
 import io.floe.typed.avro.AvroFormat;
+import io.floe.typed.json.JsonSchemaFormat;
 import io.floe.typed.protobuf.ProtobufFormat;
 
 /** The {@link SchemaFormat} of each typed {@link ColumnFormat.Format}. */
 public final class SchemaFormats {
   private static final SchemaFormat AVRO = new AvroFormat();
   private static final SchemaFormat PROTOBUF = new ProtobufFormat();
+  private static final SchemaFormat JSON_SCHEMA = new JsonSchemaFormat();
 
   private SchemaFormats() {}
 
@@ -14,9 +16,8 @@ public final class SchemaFormats {
     return switch (format) {
       case AVRO -> AVRO;
       case PROTOBUF -> PROTOBUF;
-      default ->
-          throw new IllegalArgumentException(
-              "no schema format for " + format.configName() + " yet");
+      case JSON_SCHEMA -> JSON_SCHEMA;
+      case BINARY -> throw new IllegalArgumentException("binary columns have no schema format");
     };
   }
 }
