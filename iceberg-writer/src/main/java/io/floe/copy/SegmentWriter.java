@@ -326,7 +326,8 @@ public final class SegmentWriter {
           directory,
           records,
           hidden,
-          bytes);
+          bytes,
+          codec.payloadCounts());
     }
 
     private void writeAbortDeletes() {

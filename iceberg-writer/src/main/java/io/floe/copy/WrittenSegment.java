@@ -1,6 +1,7 @@
 package io.floe.copy;
 
 import io.floe.manifest.BatchDirectory;
+import io.floe.rows.PayloadCounts;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -19,7 +20,8 @@ public record WrittenSegment(
     BatchDirectory directory,
     long records,
     long hiddenRecords,
-    long segmentBytes) {
+    long segmentBytes,
+    PayloadCounts payloads) {
 
   public boolean isEmpty() {
     return directory.size() == 0;

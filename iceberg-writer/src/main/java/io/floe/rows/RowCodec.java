@@ -168,6 +168,11 @@ public final class RowCodec {
         offset, KafkaTimestamps.toMillis(ts), keys.read(source), values.read(source), headers);
   }
 
+  /** The typed keys and values rows were made with so far, by status. */
+  public PayloadCounts payloadCounts() {
+    return keys.counts().plus(values.counts());
+  }
+
   public long offsetOf(Record row) {
     return (Long) ((Record) row.get(kafkaPos)).get(offsetPos);
   }

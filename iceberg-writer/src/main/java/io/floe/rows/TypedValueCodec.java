@@ -40,6 +40,9 @@ public final class TypedValueCodec implements ValueCodec {
   private final int reasonPos;
   private final int rawPos;
   private final Map<WriterKey, PayloadCodec> codecs = new HashMap<>();
+  private long ok;
+  private long inexact;
+  private long undecodable;
 
   /**
    * The codec of typed column {@code column} of rows of {@code rowType}, whose writer schemas come
@@ -83,6 +86,11 @@ public final class TypedValueCodec implements ValueCodec {
       PayloadCodec codec = codec(new WriterKey(schemaId, indexes), true);
       Object value = codec.decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
       boolean exact = Arrays.equals(encoded(schemaId, indexes, codec.encode(value)), bytes);
+      if (exact) {
+        ok++;
+      } else {
+        inexact++;
+      }
       set(
           row,
           value,
@@ -92,6 +100,7 @@ public final class TypedValueCodec implements ValueCodec {
           exact ? null : "re-encoding the typed value gives other bytes",
           exact ? null : bytes);
     } catch (UndecodablePayloadException | SchemaUnavailableException e) {
+      undecodable++;
       set(row, null, schemaId, indexes, TypedColumns.STATUS_UNDECODABLE, e.getMessage(), bytes);
     }
   }
@@ -114,6 +123,12 @@ public final class TypedValueCodec implements ValueCodec {
       throw new IllegalStateException(
           "Cannot re-encode a typed " + column + " of writer schema " + schemaId, e);
     }
+  }
+
+  /** The payloads {@link #write} stored so far, by status. */
+  @Override
+  public PayloadCounts counts() {
+    return new PayloadCounts(ok, inexact, undecodable);
   }
 
   private PayloadCodec codec(WriterKey key, boolean copying) throws SchemaUnavailableException {

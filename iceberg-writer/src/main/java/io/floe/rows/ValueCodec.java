@@ -14,4 +14,9 @@ public interface ValueCodec {
 
   /** The bytes the row's column(s) hold, as they were written; null for a null key or value. */
   byte[] read(StructLike row);
+
+  /** Typed payloads {@link #write} stored so far, by status; none for binary columns. */
+  default PayloadCounts counts() {
+    return PayloadCounts.NONE;
+  }
 }

@@ -12,6 +12,7 @@ import io.floe.format.Reencoding;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.SegmentManifest;
 import io.floe.manifest.SidecarObjects;
+import io.floe.rows.PayloadCounts;
 import io.floe.rows.TableCodecs;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -95,7 +96,8 @@ public final class TieredSegments {
       long storedBytes,
       int sidecarBytes,
       int commitAttempts,
-      int overlappedDataFiles) {}
+      int overlappedDataFiles,
+      PayloadCounts payloads) {}
 
   /**
    * Copies a segment and returns once its commit is durable. On failure nothing is visible in the
@@ -143,7 +145,7 @@ public final class TieredSegments {
       long done = System.nanoTime();
       LOG.info(
           "Copied {}-{} offsets {}..{} ({} records, {} bytes) to {} in snapshot {} ({} attempt(s),"
-              + " {} ms, {} ms of it committing)",
+              + " {} ms, {} ms of it committing){}",
           key.topic(),
           key.partition(),
           written.baseOffset(),
@@ -154,7 +156,8 @@ public final class TieredSegments {
           result.snapshotId(),
           result.attempts(),
           TimeUnit.NANOSECONDS.toMillis(done - started),
-          TimeUnit.NANOSECONDS.toMillis(done - committing));
+          TimeUnit.NANOSECONDS.toMillis(done - committing),
+          written.payloads().isEmpty() ? "" : "; keys and values: " + written.payloads());
       return new CopyResult(
           table.name(),
           result.snapshotId(),
@@ -164,7 +167,8 @@ public final class TieredSegments {
           stored,
           sidecar.length,
           result.attempts(),
-          result.overlappedDataFiles());
+          result.overlappedDataFiles(),
+          written.payloads());
     } catch (CommitStateUnknownException e) {
       tables.forget(key.topic(), key.topicId());
       throw e;

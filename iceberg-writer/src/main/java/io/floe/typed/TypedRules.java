@@ -62,7 +62,7 @@ public final class TypedRules {
 
   /** Adds {@link #RULES_CONFIG}. */
   public static ConfigDef define(ConfigDef def) {
-    return def.define(RULES_CONFIG, Type.LIST, "", Importance.MEDIUM, RULES_DOC);
+    return def.define(RULES_CONFIG, Type.LIST, "", new RuleNames(), Importance.MEDIUM, RULES_DOC);
   }
 
   /** Whether any rule gives a typed key or value (then a registry must be configured). */
@@ -157,6 +157,30 @@ public final class TypedRules {
           "a subject is only used when " + prefix + column + ".schema is latest");
     }
     return new ColumnTemplate(format, source, subject);
+  }
+
+  /** Rule names: letters, digits, _ and -, each once. */
+  private static final class RuleNames implements ConfigDef.Validator {
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]+");
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      @SuppressWarnings("unchecked")
+      List<String> names = (List<String>) value;
+      for (int i = 0; i < names.size(); i++) {
+        if (!NAME.matcher(names.get(i)).matches()) {
+          throw new ConfigException(name, value, "rule names are letters, digits, _ and -");
+        }
+        if (names.subList(0, i).contains(names.get(i))) {
+          throw new ConfigException(name, value, "rule '" + names.get(i) + "' is named twice");
+        }
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "rule names (letters, digits, _ and -), each once";
+    }
   }
 
   private static ConfigDef ruleDef() {

@@ -7,6 +7,7 @@ import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
 import io.floe.format.OffsetRange;
 import io.floe.manifest.BatchDirectory;
+import io.floe.rows.PayloadCounts;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -183,7 +184,16 @@ class CommitPlannerTest {
 
   private static WrittenSegment segment(int partition, long base, long last) {
     return new WrittenSegment(
-        partition, base, last, List.of(), List.of(), new BatchDirectory(List.of()), 0, 0, 0);
+        partition,
+        base,
+        last,
+        List.of(),
+        List.of(),
+        new BatchDirectory(List.of()),
+        0,
+        0,
+        0,
+        PayloadCounts.NONE);
   }
 
   private static long[] filled(int n, long producer) {

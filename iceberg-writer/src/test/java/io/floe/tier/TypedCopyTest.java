@@ -9,6 +9,7 @@ import io.floe.format.Reencoding;
 import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
 import io.floe.manifest.BatchDirectory;
+import io.floe.rows.PayloadCounts;
 import io.floe.rows.TableCodecs;
 import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
@@ -101,7 +102,9 @@ class TypedCopyTest {
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
       TopicTables tables = new TopicTables(catalog, typedOptions());
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "typed-1");
-      segments(tables, new TableCodecs(registryLookup())).copy(key, SegmentFiles.of(log, 0));
+      TieredSegments.CopyResult copied =
+          segments(tables, new TableCodecs(registryLookup())).copy(key, SegmentFiles.of(log, 0));
+      assertThat(copied.payloads()).isEqualTo(new PayloadCounts(4, 1, 3));
 
       Table table = tables.find(TOPIC, TOPIC_ID);
       assertThat(table.properties())

@@ -90,6 +90,16 @@ class TypedRulesTest {
   }
 
   @Test
+  void ruleNamesAreCheckedAtStart() {
+    assertThatThrownBy(() -> rules(Map.of("types.rules", "a,a")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("types.rules")
+        .hasMessageContaining("rule 'a' is named twice");
+    assertThatThrownBy(() -> rules(Map.of("types.rules", "a.b")))
+        .hasMessageContaining("rule names are letters, digits, _ and -");
+  }
+
+  @Test
   void aTableRecordsItsFormatsAndTablesWithoutThemAreBinary() {
     ColumnFormat latest = new ColumnFormat(Format.PROTOBUF, SchemaSource.LATEST, "s-value");
     assertThat(ColumnFormat.fromProperties(latest.properties("value"), "value")).isEqualTo(latest);

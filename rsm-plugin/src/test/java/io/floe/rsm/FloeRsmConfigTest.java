@@ -64,6 +64,22 @@ class FloeRsmConfigTest {
   }
 
   @Test
+  void typedRulesNeedARegistryAndTheirKeysAreNotTypos() {
+    Map<String, Object> props = minimal();
+    props.put("types.rules", "orders");
+    props.put("types.rule.orders.topics", "orders\\..*");
+    props.put("types.rule.orders.value.format", "avro");
+    assertThatThrownBy(() -> new FloeRsmConfig(props))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("registry.url");
+    props.put("registry.url", "http://127.0.0.1:8081");
+    FloeRsmConfig config = new FloeRsmConfig(props);
+    assertThat(config.unknownKeys()).isEmpty();
+    assertThat(config.tableOptions().formatsFor("orders.eu").value().typed()).isTrue();
+    assertThat(config.tableOptions().formatsFor("payments").typed()).isFalse();
+  }
+
+  @Test
   void valuesAreParsed() {
     Map<String, Object> props = minimal();
     props.put("table.namespace", "lake.kafka");

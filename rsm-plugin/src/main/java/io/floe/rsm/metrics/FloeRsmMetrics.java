@@ -114,6 +114,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
   private final Counter expiryDeletedFiles = new Counter();
   private final Counter expiryKeptFiles = new Counter();
   private final Counter expiryErrors = new Counter();
+  private final Counter typedPayloads = new Counter();
+  private final Counter inexactPayloads = new Counter();
+  private final Counter undecodablePayloads = new Counter();
 
   private final List<ObjectName> registered = new ArrayList<>();
 
@@ -142,6 +145,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
     beans.put("ExpiryDeletedFiles", expiryDeletedFiles);
     beans.put("ExpiryKeptFiles", expiryKeptFiles);
     beans.put("ExpiryErrors", expiryErrors);
+    beans.put("TypedPayloads", typedPayloads);
+    beans.put("InexactPayloads", inexactPayloads);
+    beans.put("UndecodablePayloads", undecodablePayloads);
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     for (Map.Entry<String, Object> e : beans.entrySet()) {
       try {
@@ -173,6 +179,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
     copyRecords.add(result.records());
     commitAttempts.add(result.commitAttempts());
     copyLatency.record(nanos);
+    typedPayloads.add(result.payloads().ok());
+    inexactPayloads.add(result.payloads().inexact());
+    undecodablePayloads.add(result.payloads().undecodable());
     if (result.overlappedDataFiles() > 0) {
       copyOverlaps.increment(); // another replica's copy overlapped in part: a leader changed
     }

@@ -3,6 +3,7 @@ package io.floe.rsm.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.maintenance.SnapshotExpiry;
+import io.floe.rows.PayloadCounts;
 import io.floe.tier.TieredSegments.CopyResult;
 import java.lang.management.ManagementFactory;
 import javax.management.MBeanServer;
@@ -21,8 +22,13 @@ class FloeRsmMetricsTest {
   @Test
   void aCopyCountsItsBytesRecordsAttemptsAndLatency() throws Exception {
     try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
-      metrics.recordCopy(new CopyResult("db.payments", 1, 300, 2, 4096, 1024, 80, 2, 0), 3_900_000);
-      metrics.recordCopy(new CopyResult("db.payments", 2, 100, 0, 1000, 500, 80, 1, 1), 6_000_000);
+      metrics.recordCopy(
+          new CopyResult(
+              "db.payments", 1, 300, 2, 4096, 1024, 80, 2, 0, new PayloadCounts(290, 4, 6)),
+          3_900_000);
+      metrics.recordCopy(
+          new CopyResult("db.payments", 2, 100, 0, 1000, 500, 80, 1, 1, PayloadCounts.NONE),
+          6_000_000);
       metrics.recordCopyError();
 
       assertThat(attribute("CopyCount", "Count")).isEqualTo(2L);
@@ -36,6 +42,9 @@ class FloeRsmMetricsTest {
       assertThat(attribute("CopyOverlaps", "Count"))
           .as("copies that overlapped another replica's copy in part")
           .isEqualTo(1L);
+      assertThat(attribute("TypedPayloads", "Count")).isEqualTo(290L);
+      assertThat(attribute("InexactPayloads", "Count")).isEqualTo(4L);
+      assertThat(attribute("UndecodablePayloads", "Count")).isEqualTo(6L);
     }
   }
 
