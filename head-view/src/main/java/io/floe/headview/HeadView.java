@@ -3,6 +3,7 @@ package io.floe.headview;
 import io.floe.copy.Leftovers;
 import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.layout.TopicTableLayout;
+import io.floe.rows.TableCodecs;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -56,6 +57,7 @@ final class HeadView {
   private final UntieredTopics untiered;
   private final KafkaHead kafka;
   private final HeadViewConfig config;
+  private final TableCodecs codecs;
   private final Map<TableIdentifier, TableHead> heads = new ConcurrentHashMap<>();
   private final RetiredHeads retired = new RetiredHeads();
   private final ScratchFolders folders;
@@ -67,6 +69,7 @@ final class HeadView {
     this.untiered = new UntieredTopics(catalog, kafka, config);
     this.kafka = kafka;
     this.config = config;
+    this.codecs = TableCodecs.of(config.registry());
     this.folders = new ScratchFolders(config.leftoverAgeMs());
     this.leftovers = new LeftoverHeads(folders.instanceId(), config.leftoverAgeMs());
     this.sweeper =
@@ -272,7 +275,7 @@ final class HeadView {
     private BuiltHead append(String topic, BuiltHead prior, HeadPlan plan, LoadTimings timings) {
       ViewOperations ops = prior.ops();
       BaseTable view = new BaseTable(ops, id.toString(), report -> {});
-      HeadWriter writer = new HeadWriter(view, config.headWriteProperties());
+      HeadWriter writer = new HeadWriter(view, config.headWriteProperties(), codecs);
       timings.mark("write-setup");
       List<HeadFile> written = writer.write(kafka, topic, plan.reads());
       timings.mark("kafka-read", "parquet-write", writer.writeNanos());

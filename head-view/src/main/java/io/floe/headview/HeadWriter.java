@@ -4,6 +4,7 @@ import io.floe.copy.Leftovers;
 import io.floe.format.OffsetRange;
 import io.floe.layout.OffsetBounds;
 import io.floe.rows.RowCodec;
+import io.floe.rows.TableCodecs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -69,6 +70,7 @@ final class HeadWriter {
     }
   }
 
+  private final TableCodecs codecs;
   private final Table view;
   private final Schema schema;
   private final Map<String, String> writeProps;
@@ -76,7 +78,8 @@ final class HeadWriter {
   private final OutputFileFactory files;
   private long writeNanos;
 
-  HeadWriter(Table view, Map<String, String> headWriteProperties) {
+  HeadWriter(Table view, Map<String, String> headWriteProperties, TableCodecs codecs) {
+    this.codecs = codecs;
     this.view = view;
     this.schema = view.schema();
     this.writeProps = new HashMap<>(view.properties());
@@ -158,7 +161,7 @@ final class HeadWriter {
 
   private List<HeadFile> writePartitioned(KafkaHead kafka, String topic, Ranges range) {
     PartitionSpec spec = view.spec();
-    RowCodec rows = new RowCodec(schema);
+    RowCodec rows = codecs.forHead(view);
     PartitionKey key = new PartitionKey(spec, schema);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     long targetSize =
@@ -199,7 +202,7 @@ final class HeadWriter {
 
   private List<HeadFile> writeSingle(
       KafkaHead kafka, String topic, Ranges range, PartitionSpec spec) {
-    RowCodec rows = new RowCodec(schema);
+    RowCodec rows = codecs.forHead(view);
     DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), spec, null);
     Map<Integer, Span> offsets = new TreeMap<>();
     long[] count = new long[1];

@@ -32,6 +32,8 @@ public final class TableCodecs {
       Caffeine.newBuilder().expireAfterAccess(IDLE).build();
   private final Cache<String, WriterSchemas> fetching =
       Caffeine.newBuilder().expireAfterAccess(IDLE).build();
+  private final Cache<String, WriterSchemas> heads =
+      Caffeine.newBuilder().expireAfterAccess(IDLE).build();
   private final Map<String, String> refused = new ConcurrentHashMap<>();
 
   /**
@@ -56,6 +58,16 @@ public final class TableCodecs {
   /** The codec a copy writes rows of {@code schema}, {@code table}'s current one, with. */
   public RowCodec forCopy(Table table, Schema schema) {
     return new RowCodec(schema, copyColumn(table, RowCodec.KEY), copyColumn(table, RowCodec.VALUE));
+  }
+
+  /**
+   * The codec the head view makes rows of {@code table}'s schema with: writer schemas from the
+   * table's store or the registry (never stored: the head view does not change the table), and a
+   * writer schema the table cannot hold yet keeps the record's bytes until a copy evolves it.
+   */
+  public RowCodec forHead(Table table) {
+    return new RowCodec(
+        table.schema(), headColumn(table, RowCodec.KEY), headColumn(table, RowCodec.VALUE));
   }
 
   /** The codec a fetch reads rows of {@code table} projected on {@code schema} with. */
@@ -84,8 +96,9 @@ public final class TableCodecs {
                 new ParsedWriterSchemas(
                     format.format(),
                     SchemaFormats.of(format.format()),
-                    new CopyLookup(k, new StoredSchemas(table.io(), table.location(), column))));
-    return new ColumnCodec(format, schemas);
+                    new CopyLookup(
+                        k, new StoredSchemas(table.io(), table.location(), column), true)));
+    return new ColumnCodec(format, schemas, true);
   }
 
   private ColumnCodec fetchColumn(Table table, String column) {
@@ -101,21 +114,40 @@ public final class TableCodecs {
                     format.format(),
                     SchemaFormats.of(format.format()),
                     new StoredSchemas(table.io(), table.location(), column)));
-    return new ColumnCodec(format, schemas);
+    return new ColumnCodec(format, schemas, false);
+  }
+
+  private ColumnCodec headColumn(Table table, String column) {
+    ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
+    if (!format.typed()) {
+      return ColumnCodec.BINARY;
+    }
+    WriterSchemas schemas =
+        heads.get(
+            key(table, column),
+            k ->
+                new ParsedWriterSchemas(
+                    format.format(),
+                    SchemaFormats.of(format.format()),
+                    new CopyLookup(
+                        k, new StoredSchemas(table.io(), table.location(), column), false)));
+    return new ColumnCodec(format, schemas, false);
   }
 
   private static String key(Table table, String column) {
     return table.location() + '\u0000' + column;
   }
 
-  /** The table's stored schemas first, then the registry (storing what it returns). */
+  /** The table's stored schemas first, then the registry (storing what it returns if asked). */
   private final class CopyLookup implements SchemaLookup {
     private final String columnKey;
     private final StoredSchemas store;
+    private final boolean stores;
 
-    CopyLookup(String columnKey, StoredSchemas store) {
+    CopyLookup(String columnKey, StoredSchemas store, boolean stores) {
       this.columnKey = columnKey;
       this.store = store;
+      this.stores = stores;
     }
 
     @Override
@@ -129,7 +161,9 @@ public final class TableCodecs {
         return stored;
       }
       SchemaText fresh = registry().byId(schemaId);
-      store.store(fresh);
+      if (stores) {
+        store.store(fresh);
+      }
       return fresh;
     }
 

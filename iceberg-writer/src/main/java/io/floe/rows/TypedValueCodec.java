@@ -25,9 +25,11 @@ import org.apache.iceberg.types.Types;
  * byte for byte. Exact: typed columns only. Inexact: typed columns plus the original bytes.
  * Undecodable (not the wire format, a schema that cannot be had, an invalid payload): the original
  * bytes and the reason. A record's content never fails a copy; the one exception is a writer schema
- * the table cannot hold yet, {@link SchemaEvolutionRequired}, for the copy to evolve the table.
+ * the table cannot hold yet, {@link SchemaEvolutionRequired}, for the copy to evolve the table (a
+ * codec that does not evolve its table keeps such a record's bytes instead).
  */
 public final class TypedValueCodec implements ValueCodec {
+  private final boolean evolves;
   private final String column;
   private final ColumnFormat format;
   private final WriterSchemas schemas;
@@ -49,7 +51,12 @@ public final class TypedValueCodec implements ValueCodec {
    * from {@code schemas}.
    */
   public TypedValueCodec(
-      Types.StructType rowType, String column, ColumnFormat format, WriterSchemas schemas) {
+      Types.StructType rowType,
+      String column,
+      ColumnFormat format,
+      WriterSchemas schemas,
+      boolean evolves) {
+    this.evolves = evolves;
     this.column = column;
     this.format = format;
     this.schemas = schemas;
@@ -137,7 +144,11 @@ public final class TypedValueCodec implements ValueCodec {
       WriterSchema writer = schemas.writerSchema(key.schemaId(), key.messageIndexes());
       if (copying
           && (columnType == null || !TypeCoverage.covers(columnType, writer.icebergType()))) {
-        throw new SchemaEvolutionRequired(column, key.schemaId(), writer.icebergType());
+        if (evolves) {
+          throw new SchemaEvolutionRequired(column, key.schemaId(), writer.icebergType());
+        }
+        throw new SchemaUnavailableException(
+            "writer schema " + key.schemaId() + " is not in the table yet (typed once tiered)");
       }
       codec = writer.bind(columnType);
       codecs.put(key, codec);

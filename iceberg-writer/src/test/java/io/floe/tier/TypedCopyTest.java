@@ -6,10 +6,13 @@ import io.floe.commit.SegmentCommitter;
 import io.floe.format.Compression;
 import io.floe.format.RecordBatch;
 import io.floe.format.Reencoding;
+import io.floe.format.TimestampType;
 import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
 import io.floe.manifest.BatchDirectory;
+import io.floe.rows.ConsumedRecord;
 import io.floe.rows.PayloadCounts;
+import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
 import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
@@ -148,6 +151,59 @@ class TypedCopyTest {
           .as("fetch never calls the registry")
           .isEqualTo(callsBeforeFetch);
     }
+  }
+
+  @Test
+  void headRowsAreTypedByTheTablesSchemasAndNeverChangeTheTable() throws Exception {
+    registry.put(11, new SchemaText(11, ColumnFormat.Format.AVRO, V1.toString(), Map.of()));
+    registry.put(12, new SchemaText(12, ColumnFormat.Format.AVRO, V2.toString(), Map.of()));
+    List<byte[]> values = List.of(wire(11, avro(V1, order(V1, 1, "ada", 1))));
+    Path log =
+        SegmentGenerator.seeded(5)
+            .keyValueBatch(Compression.NONE, nulls(1), values)
+            .writeTo(dir.resolve("0.log"));
+    try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
+      TopicTables tables = new TopicTables(catalog, typedOptions());
+      TableCodecs codecs = new TableCodecs(registryLookup());
+      segments(tables, codecs)
+          .copy(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "typed-1"), SegmentFiles.of(log, 0));
+      Table table = tables.find(TOPIC, TOPIC_ID);
+      long schemaId = table.schema().schemaId();
+
+      RowCodec head = codecs.forHead(table);
+      GenericRecord withCoupon = order(V2, 2, "bob", 2);
+      withCoupon.put("coupon", "C");
+      byte[] known = wire(11, avro(V1, order(V1, 3, "cy", 3)));
+      byte[] newer = wire(12, avro(V2, withCoupon));
+      Record typed = head.newRow(consumed(0, 1, known));
+      Record kept = head.newRow(consumed(0, 2, newer));
+
+      assertThat(typed.getField(TypedColumns.status("value"))).isEqualTo("ok");
+      assertThat(((Record) typed.getField("value")).getField("customer")).isEqualTo("cy");
+      assertThat(kept.getField(TypedColumns.status("value"))).isEqualTo("undecodable");
+      assertThat((String) kept.getField(TypedColumns.reason("value")))
+          .contains("not in the table yet");
+      assertThat(head.fromRow(kept).value()).isEqualTo(newer);
+      table.refresh();
+      assertThat(table.schema().schemaId())
+          .as("the head never evolves the table")
+          .isEqualTo(schemaId);
+      assertThat(new StoredSchemas(table.io(), table.location(), "value").load(12))
+          .as("nor stores schemas with it")
+          .isNull();
+    }
+  }
+
+  private static ConsumedRecord consumed(int partition, long offset, byte[] value) {
+    return new ConsumedRecord(
+        partition,
+        offset,
+        1_700_000_000_000L,
+        TimestampType.CREATE_TIME,
+        0,
+        null,
+        value,
+        List.of());
   }
 
   private TieredSegments segments(TopicTables tables, TableCodecs codecs) {
