@@ -6,6 +6,7 @@ import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
 import io.floe.manifest.SegmentManifest;
 import io.floe.rows.TableCodecs;
+import io.floe.rows.TypedValueCodec;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,6 +52,16 @@ public final class StoredSegment implements AutoCloseable {
   public StoredSegment(Table table, SegmentManifest manifest, TableCodecs codecs) {
     this.codecs = codecs;
     this.reencoding = manifest.reencoding();
+    if (manifest.typedCodecVersion() > TypedValueCodec.VERSION) {
+      throw new CorruptSidecarException(
+          "Segment "
+              + manifest.segmentId()
+              + " was typed with typed codec version "
+              + manifest.typedCodecVersion()
+              + ", this Floe knows versions up to "
+              + TypedValueCodec.VERSION
+              + ": it would not re-encode its keys and values the same way");
+    }
     this.table = table;
     this.manifest = manifest;
   }

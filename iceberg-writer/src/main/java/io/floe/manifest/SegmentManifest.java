@@ -34,6 +34,7 @@ public final class SegmentManifest {
   private static final String LAST_OFFSET = "last-offset";
   private static final String SEGMENT_ID = "segment-id";
   private static final String REENCODING_VERSION = "encoding-version";
+  private static final String TYPED_CODEC_VERSION = "typed-codec-version";
 
   /**
    * Sidecars of the earliest Floe builds recorded no re-encoding version: such a segment cannot be
@@ -51,6 +52,7 @@ public final class SegmentManifest {
   private final OffsetRange offsets;
   private final String segmentId;
   private final int reencodingVersion;
+  private final int typedCodecVersion;
   private final List<String> dataFiles;
   private final BatchDirectory directory;
 
@@ -64,9 +66,11 @@ public final class SegmentManifest {
       OffsetRange offsets,
       String segmentId,
       int reencodingVersion,
+      int typedCodecVersion,
       List<String> dataFiles,
       BatchDirectory directory,
       Map<Section, byte[]> blobs) {
+    this.typedCodecVersion = typedCodecVersion;
     this.topic = topic;
     this.topicId = topicId;
     this.partition = partition;
@@ -106,6 +110,14 @@ public final class SegmentManifest {
   /** The re-encoding version as stored, possibly one this Floe does not know. */
   public int reencodingVersion() {
     return reencodingVersion;
+  }
+
+  /**
+   * The version of the code that typed the segment's keys and values and re-encodes them on fetch;
+   * 0 for a table with binary keys and values.
+   */
+  public int typedCodecVersion() {
+    return typedCodecVersion;
   }
 
   /**
@@ -176,6 +188,9 @@ public final class SegmentManifest {
     properties.put(LAST_OFFSET, Long.toString(offsets.last()));
     properties.put(SEGMENT_ID, segmentId);
     properties.put(REENCODING_VERSION, Integer.toString(reencodingVersion));
+    if (typedCodecVersion > 0) {
+      properties.put(TYPED_CODEC_VERSION, Integer.toString(typedCodecVersion));
+    }
     StringBuilder files = new StringBuilder();
     for (String location : dataFiles) {
       files.append(location).append('\n');
@@ -221,6 +236,7 @@ public final class SegmentManifest {
         properties.containsKey(REENCODING_VERSION)
             ? integer(properties, REENCODING_VERSION)
             : UNRECORDED_VERSION,
+        properties.containsKey(TYPED_CODEC_VERSION) ? integer(properties, TYPED_CODEC_VERSION) : 0,
         dataFiles,
         directory,
         blobs);
@@ -294,6 +310,7 @@ public final class SegmentManifest {
     private OffsetRange offsets;
     private String segmentId;
     private Reencoding reencoding;
+    private int typedCodecVersion;
     private List<String> dataFiles;
     private BatchDirectory directory;
     private final Map<Section, byte[]> blobs = new EnumMap<>(Section.class);
@@ -327,6 +344,12 @@ public final class SegmentManifest {
 
     public Builder reencoding(Reencoding reencoding) {
       this.reencoding = reencoding;
+      return this;
+    }
+
+    /** The typed codec version of a table with typed keys or values; 0 (the default) if none. */
+    public Builder typedCodecVersion(int version) {
+      this.typedCodecVersion = version;
       return this;
     }
 
@@ -404,6 +427,7 @@ public final class SegmentManifest {
           offsets,
           segmentId,
           reencoding.version(),
+          typedCodecVersion,
           dataFiles,
           directory,
           blobs);

@@ -29,6 +29,13 @@ import org.apache.iceberg.types.Types;
  * codec that does not evolve its table keeps such a record's bytes instead).
  */
 public final class TypedValueCodec implements ValueCodec {
+  /**
+   * The version of the typed payload codecs (wire-format prefix, Avro, Protobuf and JSON Schema
+   * canonical forms) recorded in each segment a typed table gets: fetch refuses a segment typed by
+   * a newer one rather than re-encode it differently.
+   */
+  public static final int VERSION = 1;
+
   private final boolean evolves;
   private final String column;
   private final ColumnFormat format;

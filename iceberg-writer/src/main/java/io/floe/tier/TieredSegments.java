@@ -14,6 +14,8 @@ import io.floe.manifest.SegmentManifest;
 import io.floe.manifest.SidecarObjects;
 import io.floe.rows.PayloadCounts;
 import io.floe.rows.TableCodecs;
+import io.floe.rows.TypedValueCodec;
+import io.floe.typed.ColumnFormat;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -123,7 +125,7 @@ public final class TieredSegments {
         files.transactionIndex() == null
             ? List.of()
             : TransactionIndex.parse(files.transactionIndex());
-    byte[] sidecar = manifest(key, files, written).toBytes();
+    byte[] sidecar = manifest(key, files, written, typedCodecVersion(table)).toBytes();
     try {
       steps.accept(CopyStep.WRITE_SIDECAR);
       SidecarObjects.write(table.io(), sidecarLocation, sidecar);
@@ -179,7 +181,15 @@ public final class TieredSegments {
     }
   }
 
-  private SegmentManifest manifest(SegmentKey key, SegmentFiles files, WrittenSegment written) {
+  private static int typedCodecVersion(Table table) {
+    boolean typed =
+        ColumnFormat.fromProperties(table.properties(), "key").typed()
+            || ColumnFormat.fromProperties(table.properties(), "value").typed();
+    return typed ? TypedValueCodec.VERSION : 0;
+  }
+
+  private SegmentManifest manifest(
+      SegmentKey key, SegmentFiles files, WrittenSegment written, int typedCodecVersion) {
     List<String> dataFiles = new ArrayList<>();
     for (DataFile f : written.dataFiles()) {
       dataFiles.add(f.location());
@@ -192,6 +202,7 @@ public final class TieredSegments {
         .offsets(new OffsetRange(files.baseOffset(), written.lastOffset()))
         .segmentId(key.segmentId())
         .reencoding(reencoding)
+        .typedCodecVersion(typedCodecVersion)
         .dataFiles(dataFiles)
         .directory(directory)
         .offsetIndex(directory.offsetIndex(files.baseOffset(), indexIntervalBytes))

@@ -103,6 +103,15 @@ class SegmentManifestTest {
   }
 
   @Test
+  void aTypedSegmentRecordsItsTypedCodecVersionAndABinaryOneNone() {
+    assertThat(
+            SegmentManifest.parse(complete().typedCodecVersion(1).build().toBytes())
+                .typedCodecVersion())
+        .isEqualTo(1);
+    assertThat(SegmentManifest.parse(complete().build().toBytes()).typedCodecVersion()).isZero();
+  }
+
+  @Test
   void optionalPartsStayAbsent() {
     SegmentManifest parsed =
         SegmentManifest.parse(

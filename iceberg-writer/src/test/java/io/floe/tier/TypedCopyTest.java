@@ -1,8 +1,10 @@
 package io.floe.tier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.StoredSegment;
 import io.floe.format.Compression;
 import io.floe.format.RecordBatch;
 import io.floe.format.Reencoding;
@@ -10,10 +12,14 @@ import io.floe.format.TimestampType;
 import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
 import io.floe.manifest.BatchDirectory;
+import io.floe.manifest.CorruptSidecarException;
+import io.floe.manifest.SegmentManifest;
+import io.floe.manifest.SidecarObjects;
 import io.floe.rows.ConsumedRecord;
 import io.floe.rows.PayloadCounts;
 import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
+import io.floe.rows.TypedValueCodec;
 import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
@@ -140,6 +146,34 @@ class TypedCopyTest {
       StoredSchemas stored = new StoredSchemas(table.io(), table.location(), "value");
       assertThat(stored.load(11)).isEqualTo(registry.get(11));
       assertThat(stored.load(12)).isEqualTo(registry.get(12));
+
+      assertThat(segments(tables, TableCodecs.withoutRegistry()).open(key).manifest())
+          .extracting(SegmentManifest::typedCodecVersion)
+          .isEqualTo(TypedValueCodec.VERSION);
+      SegmentManifest newer =
+          SegmentManifest.parse(
+              SidecarObjects.read(table.io(), key.sidecarLocation(table.location())));
+      byte[] fromTheFuture =
+          SegmentManifest.builder()
+              .topic(TOPIC)
+              .topicId(TOPIC_ID)
+              .partition(0)
+              .offsets(newer.offsets())
+              .segmentId("typed-future")
+              .reencoding(Reencoding.CURRENT)
+              .typedCodecVersion(TypedValueCodec.VERSION + 1)
+              .dataFiles(newer.dataFiles())
+              .directory(newer.directory())
+              .offsetIndex(newer.offsetIndex())
+              .timeIndex(newer.timeIndex())
+              .build()
+              .toBytes();
+      assertThatThrownBy(
+              () ->
+                  new StoredSegment(
+                      table, SegmentManifest.parse(fromTheFuture), TableCodecs.withoutRegistry()))
+          .isInstanceOf(CorruptSidecarException.class)
+          .hasMessageContaining("typed codec version 2");
 
       int callsBeforeFetch = registryCalls.get();
       List<RecordBatch> served;
