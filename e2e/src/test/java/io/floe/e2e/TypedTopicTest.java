@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.floe.headview.HeadViewConfig;
+import io.floe.headview.HeadViewServer;
 import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
 import io.floe.testing.LocalRegistry;
@@ -28,11 +30,15 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -43,12 +49,16 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -60,6 +70,7 @@ import org.junit.jupiter.api.io.TempDir;
  * status, and Spark queries the typed columns.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TypedTopicTest {
   private static final String TOPIC = "typed.orders";
   private static final Schema V1 =
@@ -136,6 +147,7 @@ class TypedTopicTest {
   }
 
   @Test
+  @Order(1)
   void typedColumnsStatusesEvolutionAndExactReadBackFromTheTier() throws Exception {
     int v2 = registry.register(TOPIC + "-value", "AVRO", V2.toString());
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -223,6 +235,70 @@ class TypedTopicTest {
       assertThat(typed.get("customer").asText()).isEqualTo("customer-" + RECORDS_PER_VERSION);
       assertThat(typed.get("coupon").asText()).isEqualTo("SAVE0");
       assertThat(typed.get("region").asText()).isEqualTo("eu");
+    }
+  }
+
+  /**
+   * Records of a third schema version that no copy has met yet (not tiered when the head view loads
+   * the table): the head view types them too, evolving its own view of the table (that it never
+   * changes the real table is TypedCopyTest's).
+   */
+  @Test
+  @Order(2)
+  void theHeadViewTypesRecordsOfASchemaNoCopyHasMetYet() throws Exception {
+    Schema v3 =
+        new Schema.Parser()
+            .parse(
+                V2.toString()
+                    .replace(
+                        "]}",
+                        ",{\"name\":\"channel\",\"type\":[\"null\",\"string\"],\"default\":null}]}"));
+    int v3id = registry.register(TOPIC + "-value", "AVRO", v3.toString());
+    // Keep the new records in the local log: an active segment past local retention is rolled and
+    // tiered, and these must stay in the head.
+    admin
+        .incrementalAlterConfigs(
+            Map.of(
+                new ConfigResource(ConfigResource.Type.TOPIC, TOPIC),
+                List.of(
+                    new AlterConfigOp(
+                        new ConfigEntry("local.retention.ms", "-2"), AlterConfigOp.OpType.SET))))
+        .all()
+        .get();
+    long from = offset(OffsetSpec.latest());
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      for (int i = 0; i < 10; i++) {
+        GenericRecord order = order(v3, 90_000 + i);
+        order.put("channel", "web");
+        send(producer, key(i), wire(v3id, avro(v3, order)));
+      }
+      producer.flush();
+    }
+    Map<String, String> props = new HashMap<>();
+    cluster.catalogProperties.forEach((k, v) -> props.put("iceberg." + k, v));
+    props.put("catalog.name", TestCatalogs.CATALOG_NAME);
+    props.put("kafka.bootstrap.servers", cluster.bootstrapServers());
+    props.put("listen.port", "0");
+    props.put("registry.url", registry.url());
+    Map<String, String> clientProps = new HashMap<>(cluster.catalogProperties);
+    clientProps
+        .keySet()
+        .removeIf(k -> k.equals("type") || k.equals("uri") || k.startsWith("jdbc."));
+    try (HeadViewServer headView = HeadViewServer.start(HeadViewConfig.of(props));
+        RESTCatalog client = new RESTCatalog()) {
+      clientProps.put("uri", headView.uri());
+      client.initialize("headview", clientProps);
+      Table view = client.loadTable(TableIdentifier.of("kafka", "typed_orders"));
+      assertThat(offset(OffsetSpec.earliestLocal()))
+          .as("the new records are in the head, not tiered")
+          .isLessThanOrEqualTo(from);
+      Map<Long, Record> rows = rows(view);
+      for (long offset = from; offset < from + 10; offset++) {
+        Record row = rows.get(offset);
+        assertThat(row).as("head row %d", offset).isNotNull();
+        assertThat(row.getField(TypedColumns.status("value"))).isEqualTo("ok");
+        assertThat(((Record) row.getField("value")).getField("channel")).isEqualTo("web");
+      }
     }
   }
 

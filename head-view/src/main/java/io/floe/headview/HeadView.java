@@ -58,6 +58,7 @@ final class HeadView {
   private final KafkaHead kafka;
   private final HeadViewConfig config;
   private final TableCodecs codecs;
+
   private final Map<TableIdentifier, TableHead> heads = new ConcurrentHashMap<>();
   private final RetiredHeads retired = new RetiredHeads();
   private final ScratchFolders folders;
@@ -275,7 +276,7 @@ final class HeadView {
     private BuiltHead append(String topic, BuiltHead prior, HeadPlan plan, LoadTimings timings) {
       ViewOperations ops = prior.ops();
       BaseTable view = new BaseTable(ops, id.toString(), report -> {});
-      HeadWriter writer = new HeadWriter(view, config.headWriteProperties(), codecs);
+      EvolvingHeadWrite writer = new EvolvingHeadWrite(view, config.headWriteProperties(), codecs);
       timings.mark("write-setup");
       List<HeadFile> written = writer.write(kafka, topic, plan.reads());
       timings.mark("kafka-read", "parquet-write", writer.writeNanos());

@@ -62,8 +62,9 @@ public final class TableCodecs {
 
   /**
    * The codec the head view makes rows of {@code table}'s schema with: writer schemas from the
-   * table's store or the registry (never stored: the head view does not change the table), and a
-   * writer schema the table cannot hold yet keeps the record's bytes until a copy evolves it.
+   * table's store or the registry, never stored (the head view does not change the table); a writer
+   * schema the table cannot hold yet stops the write with {@link
+   * io.floe.typed.SchemaEvolutionRequired}, for the head view to evolve its own view of the table.
    */
   public RowCodec forHead(Table table) {
     return new RowCodec(
@@ -131,7 +132,7 @@ public final class TableCodecs {
                     SchemaFormats.of(format.format()),
                     new CopyLookup(
                         k, new StoredSchemas(table.io(), table.location(), column), false)));
-    return new ColumnCodec(format, schemas, false);
+    return new ColumnCodec(format, schemas, true);
   }
 
   private static String key(Table table, String column) {
