@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.Table;
@@ -35,6 +34,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -57,12 +58,6 @@ public final class Demo {
 
   static final int FRESH_ROUNDS = 3;
   static final int SEGMENT_BYTES = 1024 * 1024;
-  private static final String[] CUSTOMERS = {
-    "acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"
-  };
-  private static final String[] ITEMS = {
-    "anchor", "rope", "sail", "compass", "lantern", "oar", "buoy", "chart"
-  };
 
   private Demo() {}
 
@@ -89,12 +84,21 @@ public final class Demo {
     int broker = ChildJvm.freePort();
     int controller = ChildJvm.freePort();
     LocalStack.writeS3ProxyConfig(work, s3);
+    int registry = ChildJvm.freePort();
+    int registryManagement = ChildJvm.freePort();
     Map<String, String> extra = new HashMap<>(LocalStack.fastTiering());
+    // Typed values: the orders topic's values are Avro in the registry's wire format.
+    extra.put("rsm.config.registry.url", registryUrl(registry));
+    extra.put("rsm.config.types.rules", "orders");
+    extra.put("rsm.config.types.rule.orders.topics", TOPIC);
+    extra.put("rsm.config.types.rule.orders.value.format", "avro");
     LocalStack.writeBrokerConfig(shipped, work, broker, controller, s3, pluginDir, extra);
     List<String> brokerJvm = LocalStack.brokerJvmArgs(work);
     int headView = ChildJvm.freePort();
     writeHeadViewConfig(work, headView);
     System.out.println("S3_PORT=" + s3);
+    System.out.println("REGISTRY_PORT=" + registry);
+    System.out.println("REGISTRY_MANAGEMENT_PORT=" + registryManagement);
     System.out.println("HEAD_VIEW_PORT=" + headView);
     System.out.println("BROKER_PORT=" + broker);
     System.out.println("CONTROLLER_PORT=" + controller);
@@ -102,9 +106,21 @@ public final class Demo {
     System.out.println("BROKER_JVM='" + String.join(" ", brokerJvm) + "'");
   }
 
+  static String registryUrl(int port) {
+    return "http://127.0.0.1:" + port + "/apis/ccompat/v7";
+  }
+
   static void run(Path work, long brokerPid) throws Exception {
     Properties server = load(work.resolve("server.properties"));
     String bootstrap = bootstrap(server);
+    String registry = server.getProperty("rsm.config.registry.url");
+    DemoRegistry.awaitReady(registry);
+    int v1 = DemoRegistry.register(registry, DemoOrders.SUBJECT, DemoOrders.V1.toString());
+    step(
+        "Registered the orders' Avro schema (version 1) in the schema registry under "
+            + DemoOrders.SUBJECT
+            + ": id "
+            + v1);
     TopicPartition tp = new TopicPartition(TOPIC, 0);
     try (Admin admin =
         Admin.create(
@@ -139,9 +155,9 @@ public final class Demo {
         }
       }
 
-      step("Producing " + RECORDS + " JSON orders (zstd)");
+      step("Producing " + RECORDS + " Avro orders in the schema registry's wire format (zstd)");
       long t0 = System.nanoTime();
-      long bytes = produce(bootstrap);
+      long bytes = produce(bootstrap, v1);
       System.out.printf(
           Locale.ROOT,
           "  %d records, %.1f MiB of values in %.1f s%n",
@@ -190,7 +206,7 @@ public final class Demo {
               + "' from the beginning (offsets below "
               + earliestLocal
               + " now exist only in the Iceberg tier)");
-      long[] counts = consume(bootstrap, tp, end, earliestLocal);
+      long[] counts = consume(bootstrap, tp, end, earliestLocal, v1);
       System.out.printf(
           Locale.ROOT,
           "  consumed %d records (%d from the Iceberg tier, %d from the local log); expected %d%n",
@@ -229,6 +245,8 @@ public final class Demo {
               + "\n"
               + "tiering.seconds="
               + tieringSeconds
+              + "\nschema.v1="
+              + v1
               + "\n");
     }
   }
@@ -250,6 +268,7 @@ public final class Demo {
     new java.util.TreeMap<>(LocalStack.catalogProperties(server))
         .forEach((k, v) -> out.append("iceberg.").append(k).append('=').append(v).append('\n'));
     out.append("kafka.bootstrap.servers=").append(bootstrap(broker)).append('\n');
+    out.append("registry.url=").append(broker.getProperty("rsm.config.registry.url")).append('\n');
     Files.writeString(work.resolve("head-view.properties"), out.toString());
   }
 
@@ -263,6 +282,12 @@ public final class Demo {
   static void fresh(Path work) throws Exception {
     Properties server = load(work.resolve("server.properties"));
     String bootstrap = bootstrap(server);
+    String registry = server.getProperty("rsm.config.registry.url");
+    int v2 = DemoRegistry.register(registry, DemoOrders.SUBJECT, DemoOrders.V2.toString());
+    step(
+        "Evolved the orders' schema: version 2 (id "
+            + v2
+            + ") adds an optional 'coupon'; the orders below are written with it");
     Properties headView = load(work.resolve("head-view.properties"));
     String uri = "http://127.0.0.1:" + headView.getProperty("listen.port");
     Map<String, String> clientProps =
@@ -292,20 +317,27 @@ public final class Demo {
       long lastMs = 0;
       for (int round = 1; round <= FRESH_ROUNDS; round++) {
         int end = RECORDS + round * FRESH;
-        long acked = produceFresh(bootstrap, end - FRESH, end);
+        long acked = produceFresh(bootstrap, end - FRESH, end, v2);
         long ackedAt = System.nanoTime();
         Table table = catalog.loadTable(TableIdentifier.of(ns, TOPIC));
         lastMs = (System.nanoTime() - ackedAt) / 1_000_000;
         long rows = 0;
+        long coupons = 0;
         java.util.BitSet seen = new java.util.BitSet(end);
         try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
           for (Record r : records) {
             rows++;
             long offset = (Long) ((Record) r.getField("kafka")).getField("offset");
+            Record value = (Record) r.getField("value");
+            Object coupon = value == null ? null : value.getField("coupon");
+            String expectedCoupon = offset < RECORDS ? null : DemoOrders.coupon((int) offset);
             if (offset < end
-                && order((int) offset).equals(utf8((ByteBuffer) r.getField("value")))) {
+                && "ok".equals(r.getField("value_status"))
+                && DemoOrders.customer((int) offset).equals(value.getField("customer"))
+                && java.util.Objects.equals(expectedCoupon, coupon)) {
               seen.set((int) offset);
             }
+            coupons += coupon == null ? 0 : 1;
           }
         }
         long tiered = tieredRecords(table);
@@ -313,7 +345,8 @@ public final class Demo {
         System.out.printf(
             Locale.ROOT,
             "  round %d: %d acknowledged, loadTable returned %d ms later; %d rows = %d from tiered Parquet files +"
-                + " %d from the live Kafka head; offsets 0..%d each exactly once: %s%n",
+                + " %d from the live Kafka head; offsets 0..%d each exactly once, typed: %s;"
+                + " value.coupon set in %d rows (version 2 orders), null in the older ones%n",
             round,
             acked,
             lastMs,
@@ -321,7 +354,8 @@ public final class Demo {
             tiered,
             rows - tiered,
             end - 1,
-            exact);
+            exact,
+            coupons);
         if (!exact) {
           throw new IllegalStateException(
               "the head view did not return every acknowledged record exactly once");
@@ -361,17 +395,21 @@ public final class Demo {
     }
   }
 
-  private static long produceFresh(String bootstrap, int from, int to) throws Exception {
+  private static long produceFresh(String bootstrap, int from, int to, int schemaId)
+      throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
       List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks =
           new java.util.ArrayList<>();
       for (int i = from; i < to; i++) {
-        acks.add(producer.send(new ProducerRecord<>(TOPIC, 0, "order-" + i, order(i))));
+        acks.add(
+            producer.send(
+                new ProducerRecord<>(
+                    TOPIC, 0, "order-" + i, DemoOrders.wire(DemoOrders.V2, schemaId, i))));
       }
       for (var ack : acks) {
         ack.get(30, TimeUnit.SECONDS);
@@ -404,7 +442,7 @@ public final class Demo {
       try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
         for (Record r : records) {
           Record kafka = (Record) r.getField("kafka");
-          String value = utf8((ByteBuffer) r.getField("value"));
+          Record value = (Record) r.getField("value");
           if (rows < 5) {
             System.out.println(
                 "  offset "
@@ -412,9 +450,11 @@ public final class Demo {
                     + "  key "
                     + utf8((ByteBuffer) r.getField("key"))
                     + "  value "
-                    + value);
+                    + value
+                    + "  value_status "
+                    + r.getField("value_status"));
           }
-          String customer = value.replaceAll(".*\"customer\":\"([^\"]*)\".*", "$1");
+          String customer = value == null ? "(not typed)" : value.getField("customer").toString();
           byCustomer.computeIfAbsent(customer, c -> new long[1])[0]++;
           rows++;
         }
@@ -450,18 +490,18 @@ public final class Demo {
     throw new IllegalStateException("no table for topic " + TOPIC + " in namespace " + ns);
   }
 
-  private static long produce(String bootstrap) throws Exception {
+  private static long produce(String bootstrap, int schemaId) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     AtomicLong bytes = new AtomicLong();
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < RECORDS; i++) {
-        String value = order(i);
-        bytes.addAndGet(value.length());
+        byte[] value = DemoOrders.wire(DemoOrders.V1, schemaId, i);
+        bytes.addAndGet(value.length);
         producer.send(new ProducerRecord<>(TOPIC, 0, "order-" + i, value));
       }
       producer.flush();
@@ -469,46 +509,27 @@ public final class Demo {
     return bytes.get();
   }
 
-  /**
-   * A JSON order; deterministic in i, so the consumer can check each record. ~300 bytes, so ~6 MiB
-   * in all.
-   */
-  static String order(int i) {
-    Random r = new Random(i);
-    StringBuilder note = new StringBuilder();
-    for (int k = 0; k < 12; k++) {
-      note.append(Integer.toHexString(r.nextInt()));
-    }
-    return String.format(
-        Locale.ROOT,
-        "{\"order_id\":%d,\"customer\":\"%s\",\"item\":\"%s\",\"quantity\":%d,\"amount\":%.2f,\"note\":\"%s\"}",
-        i,
-        CUSTOMERS[r.nextInt(CUSTOMERS.length)],
-        ITEMS[r.nextInt(ITEMS.length)],
-        1 + r.nextInt(20),
-        r.nextInt(100_000) / 100.0,
-        note);
-  }
-
   /** {records read, of them below earliestLocal, not matching what was produced}. */
-  private static long[] consume(String bootstrap, TopicPartition tp, long end, long earliestLocal) {
+  private static long[] consume(
+      String bootstrap, TopicPartition tp, long end, long earliestLocal, int schemaId) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     long[] counts = new long[3];
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer.assign(List.of(tp));
       consumer.seekToBeginning(List.of(tp));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
           counts[0]++;
           if (r.offset() < earliestLocal) {
             counts[1]++;
           }
           int i = (int) r.offset();
-          if (!("order-" + i).equals(r.key()) || !order(i).equals(r.value())) {
+          if (!("order-" + i).equals(r.key())
+              || !java.util.Arrays.equals(DemoOrders.wire(DemoOrders.V1, schemaId, i), r.value())) {
             counts[2]++;
           }
         }

@@ -82,14 +82,15 @@ public final class SparkSql {
               + " GROUP BY kafka.partition");
       run(
           spark,
-          "SELECT get_json_object(CAST(value AS STRING), '$.customer') AS customer, count(*) AS orders,\n"
-              + "       round(sum(CAST(get_json_object(CAST(value AS STRING), '$.amount') AS DOUBLE)), 2) AS revenue\n"
+          "SELECT value.customer, count(*) AS orders, round(sum(value.amount), 2) AS revenue\n"
               + "FROM "
               + table
               + "\nGROUP BY 1 ORDER BY revenue DESC");
+      run(spark, "SELECT value_status, count(*) AS records FROM " + table + " GROUP BY 1");
       run(
           spark,
-          "SELECT kafka.offset, CAST(key AS STRING) AS key, substr(CAST(value AS STRING), 1, 80) AS value\n"
+          "SELECT kafka.offset, CAST(key AS STRING) AS key, value.order_id, value.customer, value.item,\n"
+              + "       value.quantity, value.amount, value_schema_id\n"
               + "FROM "
               + table
               + " ORDER BY kafka.offset LIMIT 3");
@@ -113,6 +114,18 @@ public final class SparkSql {
                 + viewTable
                 + "', count(*), max(kafka.offset) FROM "
                 + viewTable);
+        run(
+            spark,
+            "SELECT value_schema_id, count(*) AS orders, count(value.coupon) AS with_coupon,\n"
+                + "       min(kafka.offset) AS first_offset, max(kafka.offset) AS last_offset\n"
+                + "FROM "
+                + viewTable
+                + "\nGROUP BY 1 ORDER BY 1");
+        run(
+            spark,
+            "SELECT kafka.offset, value.customer, value.amount, value.coupon FROM "
+                + viewTable
+                + "\nORDER BY kafka.offset DESC LIMIT 4");
       }
     }
   }
