@@ -46,6 +46,10 @@ const withPrefix = (pre, payload) => Buffer.concat([Buffer.from(pre), Buffer.fro
 const ORDER = {
   id: 1001, customer: 'Ada Lovelace', total: 1234.5, ratio: 0.25, quantities: [3, 1, 2],
   counts: { widgets: 2, gadgets: 1 }, note: 'leave at the door', blob: Buffer.from([0xca, 0xfe]),
+  // Avro logical types as their underlying types (avsc has no decimal): 1234.50 unscaled 123450,
+  // 2024-01-31T09:15:30.120Z in milliseconds, 2024-01-31 in days
+  amount: Buffer.from([0x01, 0xe2, 0x3a]), placed: 1706692530120, day: 19753,
+  ref: '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b',
 };
 
 // ---------------------------------------------------------------------------------------------- Avro
@@ -140,6 +144,9 @@ async function avroFixtures() {
   out.push(fixture('float-nan-payload', HAND, 'inexact',
     'float ratio NaN with payload bits 7fc00001 (Java and avsc write 7fc00000)', nan, { wire: false }));
 
+  out.push(fixture('decimal-sign-padded', HAND, 'inexact',
+    'decimal 1234.50 as 4 bytes 00 01 e2 3a (a leading sign byte more than needed), as fixed-width writers do',
+    type.toBuffer(Object.assign({}, ORDER, { amount: Buffer.from([0x00, 0x01, 0xe2, 0x3a]) })), { wire: false }));
   const badUtf8 = Buffer.concat([
     Buffer.from(avroZigZag(ORDER.id)), Buffer.from(avroZigZag(3)), Buffer.from([0x41, 0xc3, 0x28]),
     avroTail(type, ORDER, 2),
@@ -252,6 +259,10 @@ async function protobufFixtures(descriptorSet) {
   out.push(fixture('wire-prefix-count-one', HAND, 'inexact',
     'first message with the message indexes written 02 00 (count 1, index 0) as some non-Confluent clients do; payload canonical',
     withPrefix(prefix(SCHEMA_ID, [0x02, 0x00]), canonical), { wire: true, expect }));
+  out.push(fixture('proto3-explicit-defaults', HAND, 'inexact',
+    'proto3 implicit-presence fields written with their defaults (id 0 as 08 00, customer "" as 12 00), as writers that emit every set field do',
+    Buffer.concat([tag(1, 0), protoVarint(0), lengthDelimited(2, Buffer.alloc(0)), tag(8, 0), protoVarint(1)]),
+    { wire: false, expect: { id: '0', customer: '', status: 'PAID' } }));
   out.push(fixture('unpacked-repeated', HAND, 'inexact',
     'repeated int32 quantities written unpacked (one tag per element), as proto2-era writers do',
     Buffer.concat([tag(1, 0), protoVarint(1001), lengthDelimited(2, Buffer.from(ORDER.customer)),

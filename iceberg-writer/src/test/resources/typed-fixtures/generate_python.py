@@ -4,6 +4,7 @@ stdin, prints {"avro": [...], "protobuf": [...], "json": [...]} on stdout. A lib
 installed (Debian python3-avro, python3-protobuf) is skipped with a line on stderr."""
 import base64
 import datetime
+import decimal
 import io
 import json
 import os
@@ -15,6 +16,11 @@ SCHEMA_ID = 1
 ORDER = {
     "id": 1001, "customer": "Ada Lovelace", "total": 1234.5, "ratio": 0.25, "quantities": [3, 1, 2],
     "counts": {"widgets": 2, "gadgets": 1}, "note": "leave at the door", "blob": b"\xca\xfe",
+}
+AVRO_LOGICAL = {
+    "amount": decimal.Decimal("1234.50"),
+    "placed": datetime.datetime(2024, 1, 31, 9, 15, 30, 120000, tzinfo=datetime.timezone.utc),
+    "day": datetime.date(2024, 1, 31), "ref": "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
 }
 EXPECT = {"customer": "Ada Lovelace", "id": "1001"}
 
@@ -48,14 +54,20 @@ def avro_fixtures():
         return buf.getvalue()
 
     return [
-        fixture("python-avro-canonical", writer, "ok", "Python avro DatumWriter of the order, no wire prefix",
-                encode(ORDER), wire=False, expect=EXPECT),
+        fixture("python-avro-canonical", writer, "ok",
+                "Python avro DatumWriter of the order with decimal, timestamp-millis, date and uuid logical types",
+                encode(dict(ORDER, **AVRO_LOGICAL)), wire=False, expect=dict(EXPECT, amount="1234.50")),
+        fixture("python-avro-decimal-minus-128", writer, "inexact",
+                "decimal -1.28 (unscaled -128): Python avro sizes the bytes by the magnitude and writes ff 80; "
+                "Java's BigInteger.toByteArray writes the minimal 80",
+                encode(dict(ORDER, **dict(AVRO_LOGICAL, amount=decimal.Decimal("-1.28")))), wire=False,
+                expect={"amount": "-1.28"}),
         fixture("python-avro-wire", writer, "ok",
                 "Python avro DatumWriter with the wire prefix written by hand (as confluent-kafka-python does)",
-                prefix() + encode(dict(ORDER, note=None, counts={}, quantities=[], customer="Zoë")),
+                prefix() + encode(dict(ORDER, **AVRO_LOGICAL, note=None, counts={}, quantities=[], customer="Zoë")),
                 wire=True, expect={"customer": "Zoë"}),
         fixture("python-avro-nan", writer, "ok", "float ratio NaN: struct.pack('<f') writes 7fc00000 like Java",
-                encode(dict(ORDER, ratio=float("nan"), total=float("-inf"))), wire=False),
+                encode(dict(ORDER, **AVRO_LOGICAL, ratio=float("nan"), total=float("-inf"))), wire=False),
     ]
 
 

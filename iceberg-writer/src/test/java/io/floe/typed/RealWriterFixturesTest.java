@@ -11,8 +11,12 @@ import io.floe.typed.protobuf.ProtobufFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -104,6 +108,12 @@ class RealWriterFixturesTest {
     assertThat(order.getField("counts")).isEqualTo(Map.of("widgets", 2L, "gadgets", 1L));
     assertThat(order.getField("note")).isEqualTo("leave at the door");
     assertThat(order.getField("blob")).isEqualTo(ByteBuffer.wrap(new byte[] {(byte) 0xca, -2}));
+    Record python = (Record) verdict(fixture("avro.json", "python-avro-canonical")).value();
+    assertThat(python.getField("amount")).isEqualTo(new BigDecimal("1234.50"));
+    assertThat(python.getField("placed"))
+        .isEqualTo(OffsetDateTime.of(2024, 1, 31, 9, 15, 30, 120_000_000, ZoneOffset.UTC));
+    assertThat(python.getField("day")).isEqualTo(LocalDate.of(2024, 1, 31));
+    assertThat(python.getField("ref")).isEqualTo("6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b");
     Record multiBlock = (Record) verdict(fixture("avro.json", "go-multi-block-array")).value();
     assertThat(multiBlock.getField("quantities")).isEqualTo(List.of(3, 1, 2));
 
@@ -124,6 +134,18 @@ class RealWriterFixturesTest {
         (Record) verdict(fixture("json-schema.json", "confluent-js-serializer")).value();
     assertThat(stringify.getField("tags")).isEqualTo(List.of("fragile", "gift"));
     assertThat(stringify.getField("total")).isEqualTo(1234.5);
+  }
+
+  @Test
+  void pythonAvroSizesNegativeDecimalsByTheirMagnitude() throws Exception {
+    Fixture f = fixture("avro.json", "python-avro-decimal-minus-128");
+    Verdict verdict = verdict(f);
+    assertThat(((Record) verdict.value()).getField("amount")).isEqualTo(new BigDecimal("-1.28"));
+    // Python avro: length 2 (04), ff 80; Java's minimal two's complement: length 1 (02), 80
+    String written = HexFormat.of().formatHex(f.bytes());
+    String canonical = HexFormat.of().formatHex(verdict.reencoded());
+    assertThat(written).contains("cafe04ff80");
+    assertThat(canonical).isEqualTo(written.replace("cafe04ff80", "cafe0280"));
   }
 
   @Test
