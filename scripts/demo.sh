@@ -83,7 +83,9 @@ find_registry_java() {
 
 # DEMO_KEEP=1: what is running, how to use it, how to stop it.
 keep_running() {
-  local access secret
+  local access secret pid live=()
+  for pid in "${PIDS[@]}"; do [[ -n $pid ]] && live+=("$pid"); done
+  PIDS=("${live[@]}")
   access=$(sed -n 's/^rsm.config.iceberg.s3.access-key-id=//p' "$WORK/server.properties")
   secret=$(sed -n 's/^rsm.config.iceberg.s3.secret-access-key=//p' "$WORK/server.properties")
   printf 'kill %s 2>/dev/null; echo stopped\n' "${PIDS[*]}" >"$WORK/stop.sh"
