@@ -85,54 +85,47 @@ public final class TableCodecs {
     refused.put(key(table, column) + '\u0000' + schemaId, reason);
   }
 
+  /** Who makes rows: where its writer schemas come from, whether it stores and evolves. */
+  private enum Use {
+    COPY,
+    FETCH,
+    HEAD
+  }
+
   private ColumnCodec copyColumn(Table table, String column) {
-    ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
-    if (!format.typed()) {
-      return ColumnCodec.BINARY;
-    }
-    WriterSchemas schemas =
-        copying.get(
-            key(table, column),
-            k ->
-                new ParsedWriterSchemas(
-                    format.format(),
-                    SchemaFormats.of(format.format()),
-                    new CopyLookup(
-                        k, new StoredSchemas(table.io(), table.location(), column), true)));
-    return new ColumnCodec(format, schemas, true);
+    return column(table, column, Use.COPY);
   }
 
   private ColumnCodec fetchColumn(Table table, String column) {
-    ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
-    if (!format.typed()) {
-      return ColumnCodec.BINARY;
-    }
-    WriterSchemas schemas =
-        fetching.get(
-            key(table, column),
-            k ->
-                new ParsedWriterSchemas(
-                    format.format(),
-                    SchemaFormats.of(format.format()),
-                    new StoredSchemas(table.io(), table.location(), column)));
-    return new ColumnCodec(format, schemas, false);
+    return column(table, column, Use.FETCH);
   }
 
   private ColumnCodec headColumn(Table table, String column) {
+    return column(table, column, Use.HEAD);
+  }
+
+  private ColumnCodec column(Table table, String column, Use use) {
     ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
     if (!format.typed()) {
       return ColumnCodec.BINARY;
     }
+    Cache<String, WriterSchemas> cache =
+        switch (use) {
+          case COPY -> copying;
+          case FETCH -> fetching;
+          case HEAD -> heads;
+        };
     WriterSchemas schemas =
-        heads.get(
+        cache.get(
             key(table, column),
-            k ->
-                new ParsedWriterSchemas(
-                    format.format(),
-                    SchemaFormats.of(format.format()),
-                    new CopyLookup(
-                        k, new StoredSchemas(table.io(), table.location(), column), false)));
-    return new ColumnCodec(format, schemas, true);
+            k -> {
+              StoredSchemas stored = new StoredSchemas(table.io(), table.location(), column);
+              SchemaLookup lookup =
+                  use == Use.FETCH ? stored : new CopyLookup(k, stored, use == Use.COPY);
+              return new ParsedWriterSchemas(
+                  format.format(), SchemaFormats.of(format.format()), lookup);
+            });
+    return new ColumnCodec(format, schemas, use != Use.FETCH);
   }
 
   private static String key(Table table, String column) {
