@@ -89,7 +89,7 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
               key.segmentId(),
               "Copy of segment " + ErrorMapper.describe(metadata),
               steps -> backend.copy(key, files, steps));
-      metrics.recordCopy(result, System.nanoTime() - start);
+      metrics.recordCopy(key.topic(), result, System.nanoTime() - start);
       return Optional.empty();
     } catch (CallCancelledException e) {
       metrics.recordCopyCancelled();

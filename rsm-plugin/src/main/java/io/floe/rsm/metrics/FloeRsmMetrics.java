@@ -119,9 +119,11 @@ public final class FloeRsmMetrics implements AutoCloseable {
   private final Counter undecodablePayloads = new Counter();
 
   private final List<ObjectName> registered = new ArrayList<>();
+  private final TopicPayloadMetrics topicPayloads;
 
   /** Registers the MBeans; {@code brokerId} below 0 leaves the broker key out of the names. */
   public FloeRsmMetrics(int brokerId) {
+    this.topicPayloads = new TopicPayloadMetrics(brokerId, registered);
     Map<String, Object> beans = new LinkedHashMap<>();
     beans.put("CopyCount", copies);
     beans.put("CopyBytes", copyBytes);
@@ -172,8 +174,9 @@ public final class FloeRsmMetrics implements AutoCloseable {
     return new ObjectName(DOMAIN + ":type=" + TYPE + broker + ",name=" + name);
   }
 
-  /** A segment was copied and committed in {@code nanos}. */
-  public void recordCopy(CopyResult result, long nanos) {
+  /** A segment of {@code topic} was copied and committed in {@code nanos}. */
+  public void recordCopy(String topic, CopyResult result, long nanos) {
+    topicPayloads.record(topic, result.payloads());
     copies.increment();
     copyBytes.add(result.segmentBytes());
     copyRecords.add(result.records());
@@ -258,13 +261,19 @@ public final class FloeRsmMetrics implements AutoCloseable {
   @Override
   public void close() {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    for (ObjectName name : registered) {
+    List<ObjectName> names;
+    synchronized (registered) {
+      names = List.copyOf(registered);
+    }
+    for (ObjectName name : names) {
       try {
         server.unregisterMBean(name);
       } catch (Exception ignored) {
         // already gone
       }
     }
-    registered.clear();
+    synchronized (registered) {
+      registered.clear();
+    }
   }
 }

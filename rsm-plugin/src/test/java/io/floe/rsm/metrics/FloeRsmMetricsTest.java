@@ -23,10 +23,12 @@ class FloeRsmMetricsTest {
   void aCopyCountsItsBytesRecordsAttemptsAndLatency() throws Exception {
     try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
       metrics.recordCopy(
+          "payments",
           new CopyResult(
               "db.payments", 1, 300, 2, 4096, 1024, 80, 2, 0, new PayloadCounts(290, 4, 6)),
           3_900_000);
       metrics.recordCopy(
+          "payments",
           new CopyResult("db.payments", 2, 100, 0, 1000, 500, 80, 1, 1, PayloadCounts.NONE),
           6_000_000);
       metrics.recordCopyError();
@@ -45,7 +47,16 @@ class FloeRsmMetricsTest {
       assertThat(attribute("TypedPayloads", "Count")).isEqualTo(290L);
       assertThat(attribute("InexactPayloads", "Count")).isEqualTo(4L);
       assertThat(attribute("UndecodablePayloads", "Count")).isEqualTo(6L);
+      assertThat(
+              jmx.getAttribute(
+                  TopicPayloadMetrics.objectName(BROKER, "payments", "InexactPayloads"), "Count"))
+          .as("per topic too")
+          .isEqualTo(4L);
     }
+    assertThat(
+            jmx.isRegistered(TopicPayloadMetrics.objectName(BROKER, "payments", "TypedPayloads")))
+        .as("unregistered on close")
+        .isFalse();
   }
 
   @Test
