@@ -2,13 +2,13 @@ package io.floe.headview;
 
 import io.floe.catalog.CatalogConfig;
 import io.floe.registry.RegistryConfig;
+import io.floe.typed.TypedRules;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -129,9 +129,6 @@ public final class HeadViewConfig extends AbstractConfig {
           "write.parquet.dict-encoding-enabled.column.value", "false",
           "write.target-file-size-bytes", Long.toString(4L << 20));
 
-  /** What each prefix's keys are for, in the order of the reference. */
-  static final Map<String, String> PREFIX_DOCS = prefixDocs();
-
   /** What loadTable does when Kafka cannot be read. */
   public enum OnKafkaError {
     FAIL,
@@ -155,11 +152,13 @@ public final class HeadViewConfig extends AbstractConfig {
 
   private final CatalogConfig catalog;
   private final RegistryConfig registry;
+  private final TypedRules typedRules;
 
   private HeadViewConfig(Map<String, String> props) {
     super(CONFIG_DEF, withoutUnsetValues(props), false);
     this.catalog = new CatalogConfig(this, "");
     this.registry = new RegistryConfig(this);
+    this.typedRules = new TypedRules(this, "");
   }
 
   private static ConfigDef configDef() {
@@ -234,7 +233,7 @@ public final class HeadViewConfig extends AbstractConfig {
             ConfigDef.CaseInsensitiveValidString.in("fail", "committed"),
             Importance.MEDIUM,
             ON_KAFKA_ERROR_DOC);
-    return RegistryConfig.defineRegistry(defineLifecycle(def));
+    return TypedRules.define(RegistryConfig.defineRegistry(defineLifecycle(def)));
   }
 
   /** What happens to head files when a process stops, and after. */
@@ -253,32 +252,6 @@ public final class HeadViewConfig extends AbstractConfig {
             ConfigDef.Range.between(0L, MAX_SHUTDOWN_TIMEOUT_MS),
             Importance.MEDIUM,
             SHUTDOWN_TIMEOUT_MS_DOC);
-  }
-
-  private static Map<String, String> prefixDocs() {
-    Map<String, String> docs = new LinkedHashMap<>();
-    docs.put(
-        ICEBERG_PREFIX,
-        "Backing catalog properties, prefix removed, given to Iceberg's CatalogUtil.buildIcebergCatalog"
-            + " (type or catalog-impl, uri, warehouse, io-impl, s3.*, ...): the values the plugin has"
-            + " under rsm.config.iceberg.*. Values are never logged.");
-    docs.put(
-        KAFKA_PREFIX,
-        "Kafka client properties, prefix removed (bootstrap.servers, security settings, ...). The"
-            + " service forces isolation.level=read_committed, no group, no auto commit, no topic"
-            + " auto-creation. Values are never logged.");
-    docs.put(
-        CLIENT_PREFIX,
-        "Sent to REST clients as /v1/config defaults, prefix removed (for example the FileIO settings"
-            + " they need to read the files).");
-    docs.put(
-        HEAD_WRITE_PREFIX,
-        "Iceberg write.* table properties of head files, over the table's own"
-            + " (head.write.parquet.compression-codec=snappy sets write.parquet.compression-codec)."
-            + " Defaults: "
-            + new TreeMap<>(HEAD_WRITE_DEFAULTS)
-            + ".");
-    return docs;
   }
 
   /** The properties without the blank values that mean unset. */
@@ -318,6 +291,14 @@ public final class HeadViewConfig extends AbstractConfig {
   public String authToken() {
     Password token = getPassword(AUTH_TOKEN_CONFIG);
     return token == null ? null : token.value().trim();
+  }
+
+  /**
+   * The plugin's {@code types.rules}: a tiered topic with no table yet is served as the typed table
+   * the plugin will create.
+   */
+  public TypedRules typedRules() {
+    return typedRules;
   }
 
   /** The schema registry settings ({@code registry.*}), shared with the plugin. */

@@ -34,7 +34,12 @@ final class UntieredTopics {
   UntieredTopics(Catalog catalog, KafkaHead kafka, HeadViewConfig config) {
     this.catalog = catalog;
     this.topicTables =
-        new TopicTables(catalog, TopicTableOptions.builder().namespace(config.namespace()).build());
+        new TopicTables(
+            catalog,
+            TopicTableOptions.builder()
+                .namespace(config.namespace())
+                .typedRules(config.typedRules())
+                .build());
     this.kafka = kafka;
     this.config = config;
   }

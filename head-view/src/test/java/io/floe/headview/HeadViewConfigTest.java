@@ -32,7 +32,8 @@ class HeadViewConfigTest {
       assertThat(key.type).as(key.name).isNotNull();
       assertThat(key.documentation).as(key.name + " is documented").isNotBlank();
     }
-    assertThat(HeadViewConfig.PREFIX_DOCS.values()).allSatisfy(doc -> assertThat(doc).isNotBlank());
+    assertThat(HeadViewConfigDocs.PREFIX_DOCS.values())
+        .allSatisfy(doc -> assertThat(doc).isNotBlank());
   }
 
   @Test
