@@ -210,9 +210,8 @@ final class TypedBench {
             + " runs; copy CPU is the copying thread's CPU time");
     Map<String, Map<String, Object>> perFormat = new LinkedHashMap<>();
     for (Format f : List.of(avro, json)) {
-      Side binary = measure(segments, f, f.binary(), repeats);
-      Side typed = measure(segments, f, f.typed(), repeats);
-      Map<String, Object> figures = figures(f, binary, typed);
+      Side[] sides = measure(segments, f, repeats);
+      Map<String, Object> figures = figures(f, sides[0], sides[1]);
       if (f == json) {
         figures.put("java_number_form_share", FloeBench.round(javaForms[0] / (double) f.records()));
       }
@@ -273,35 +272,46 @@ final class TypedBench {
     return m;
   }
 
-  /** Copies and fetches {@code f}'s segment {@code repeats} times under {@code topic}. */
-  private static Side measure(TieredSegments segments, Format f, String topic, int repeats)
-      throws Exception {
+  /**
+   * Copies and fetches {@code f}'s segment {@code repeats} times under its binary topic and its
+   * typed one, the two sides alternating so that both see the same load: the medians of each side.
+   */
+  private static Side[] measure(TieredSegments segments, Format f, int repeats) throws Exception {
+    List<String> topics = List.of(f.binary(), f.typed());
+    double[][] copyWall = new double[2][repeats];
+    double[][] copyCpu = new double[2][repeats];
+    double[][] fetchWall = new double[2][repeats];
+    long[] served = new long[2];
+    TieredSegments.CopyResult[] copies = new TieredSegments.CopyResult[2];
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    double[] copyWall = new double[repeats];
-    double[] copyCpu = new double[repeats];
-    double[] fetchWall = new double[repeats];
-    long served = 0;
-    TieredSegments.CopyResult copy = null;
     for (int i = 0; i < repeats; i++) {
-      SegmentKey key = key(topic, i);
-      System.gc();
-      long cpu0 = threads.getCurrentThreadCpuTime();
-      long t0 = System.nanoTime();
-      copy = segments.copy(key, SegmentFiles.of(f.log(), 0));
-      copyWall[i] = (System.nanoTime() - t0) / 1e9;
-      copyCpu[i] = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
-      System.gc();
-      t0 = System.nanoTime();
-      served = fetch(segments, key);
-      fetchWall[i] = (System.nanoTime() - t0) / 1e9;
+      for (int s = 0; s < 2; s++) {
+        System.gc();
+        long cpu0 = threads.getCurrentThreadCpuTime();
+        long t0 = System.nanoTime();
+        copies[s] = segments.copy(key(topics.get(s), i), SegmentFiles.of(f.log(), 0));
+        copyWall[s][i] = (System.nanoTime() - t0) / 1e9;
+        copyCpu[s][i] = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+      }
+      for (int s = 0; s < 2; s++) {
+        System.gc();
+        long t0 = System.nanoTime();
+        served[s] = fetch(segments, key(topics.get(s), i));
+        fetchWall[s][i] = (System.nanoTime() - t0) / 1e9;
+      }
     }
-    return new Side(
-        median(copyWall),
-        median(copyCpu),
-        median(fetchWall),
-        served,
-        copy.storedBytes(),
-        copy.payloads());
+    Side[] sides = new Side[2];
+    for (int s = 0; s < 2; s++) {
+      sides[s] =
+          new Side(
+              median(copyWall[s]),
+              median(copyCpu[s]),
+              median(fetchWall[s]),
+              served[s],
+              copies[s].storedBytes(),
+              copies[s].payloads());
+    }
+    return sides;
   }
 
   /** Catch-up: the whole segment from position 0, every byte read. */
