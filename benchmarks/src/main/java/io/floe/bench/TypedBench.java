@@ -150,7 +150,9 @@ final class TypedBench {
 
   private TypedBench() {}
 
-  /** One format's segment, the topics it is copied under and what the measured runs gave. */
+  /**
+   * One format's segment (its path, size and record count) and the two topics it is copied under.
+   */
   private record Format(
       String name, int records, Path log, long bytes, String binary, String typed) {}
 
