@@ -150,6 +150,9 @@ public final class FloeBench {
     Map<String, Object> commitFigures = commitThroughput(segments, dir, quick ? 3 : 10);
     System.out.println(commitFigures);
 
+    // typed values against binary mode (TypedBench): report object "typed"
+    Map<String, Object> typed = TypedBench.run(catalog, dir, quick);
+
     Map<String, Object> primary = results.get(0);
     StringBuilder json = new StringBuilder("{\n");
     json.append("  \"workload\": \"")
@@ -176,6 +179,7 @@ public final class FloeBench {
         .append(", \"failed_copies\": ")
         .append(commitFigures.get("failed_copies"))
         .append("},\n");
+    json.append("  \"typed\": ").append(TypedBench.json(typed)).append(",\n");
     json.append("  \"workloads\": [\n");
     List<String> rows = new ArrayList<>();
     for (Map<String, Object> r : results) {
