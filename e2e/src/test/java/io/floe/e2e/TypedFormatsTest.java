@@ -66,6 +66,7 @@ class TypedFormatsTest {
       List.of(
           Kind.VALUE_OUT_OF_ORDER,
           Kind.VALUE_NON_CANONICAL,
+          Kind.VALUE_OTHER_FORM,
           Kind.KEY_NON_CANONICAL,
           Kind.NOT_WIRE,
           Kind.UNKNOWN_ID,
@@ -173,6 +174,7 @@ class TypedFormatsTest {
     assertThat(TieredTopic.floeMetric("UndecodablePayloads")).isGreaterThan(undecodableBefore);
     assertReadBackAlike();
     assertTables(outage);
+    assertThat(TieredTopic.floeMetric("CopyErrors")).as("copies during the outage").isZero();
     for (Pair pair : pairs) {
       assertThat(rows.hasColumn(pair, "value.coupon"))
           .as("%s not evolved by a schema the registry could not give", pair.typed)

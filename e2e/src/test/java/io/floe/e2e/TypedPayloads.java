@@ -46,6 +46,11 @@ final class TypedPayloads {
      * Protobuf with an unknown field; JSON with Python's spacing ({@code ", "} and {@code ": "}).
      */
     VALUE_NON_CANONICAL,
+    /**
+     * Protobuf's first message as message indexes {@code 01 00} (a count and index 0, as some
+     * clients write it) instead of {@code 00}; JSON with an escaped letter and an exponent.
+     */
+    VALUE_OTHER_FORM,
     KEY_NON_CANONICAL,
     /** Not the wire format at all. */
     NOT_WIRE,
@@ -104,6 +109,8 @@ final class TypedPayloads {
 
     abstract byte[] outOfOrder(int id, Map<String, Object> fields);
 
+    abstract byte[] otherForm(int id, Map<String, Object> fields);
+
     abstract byte[] invalid();
 
     abstract byte[] key(Map<String, Object> fields, boolean canonical);
@@ -122,6 +129,7 @@ final class TypedPayloads {
             new Payload[] {canonicalKey, inexact(outOfOrder(v1, value), value)};
         case VALUE_NON_CANONICAL ->
             new Payload[] {canonicalKey, inexact(value(v1, value, false), value)};
+        case VALUE_OTHER_FORM -> new Payload[] {canonicalKey, inexact(otherForm(v1, value), value)};
         case KEY_NON_CANONICAL ->
             new Payload[] {inexact(key(key, false), key), ok(value(v1, value, true), value)};
         case NOT_WIRE ->
@@ -227,6 +235,16 @@ final class TypedPayloads {
       }
 
       @Override
+      byte[] otherForm(int id, Map<String, Object> fields) {
+        byte[] canonical = value(id, fields, true);
+        byte[] out = new byte[canonical.length + 1];
+        System.arraycopy(canonical, 0, out, 0, 5);
+        out[5] = 2; // one index (zig-zag 1), then index 0
+        System.arraycopy(canonical, 5, out, 6, canonical.length - 5);
+        return out;
+      }
+
+      @Override
       byte[] invalid() {
         // field 2 (customer) says 16 bytes follow, then the payload ends
         return wire(v1, true, new byte[] {0x12, 0x10, 'a'});
@@ -269,6 +287,19 @@ final class TypedPayloads {
       @Override
       byte[] outOfOrder(int id, Map<String, Object> fields) {
         return wire(id, false, json(fields, List.of("customer", "id", "tags", "amount"), true));
+      }
+
+      @Override
+      byte[] otherForm(int id, Map<String, Object> fields) {
+        String canonical =
+            new String(json(fields, List.copyOf(fields.keySet()), true), StandardCharsets.UTF_8);
+        String other =
+            canonical
+                .replace("\"customer-", "\"\\u0063ustomer-")
+                .replace(
+                    "\"amount\":" + fields.get("amount"),
+                    "\"amount\":" + fields.get("amount") + "0E0");
+        return wire(id, false, other.getBytes(StandardCharsets.UTF_8));
       }
 
       @Override
