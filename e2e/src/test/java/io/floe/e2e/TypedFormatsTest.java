@@ -48,8 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Typed topics in the formats {@link TypedTopicTest} does not cover, each with a reference twin (no
  * tiering) that gets exactly the same records: Protobuf values with JSON Schema keys, JSON Schema
  * values with Avro keys, all in the registry's wire format, from plain and transactional producers
- * (committed and aborted transactions), with headers, tombstones, null keys, the non-canonical
- * forms of each format, bad bytes, an unknown schema id and invalid payloads.
+ * (compressed; committed and aborted transactions), with headers, tombstones, null keys, the
+ * non-canonical forms of each format, bad bytes, an unknown schema id and invalid payloads.
  *
  * <p>Three phases, each tiered before the next: the registry up (version 1 of each value schema);
  * the registry stopped (records of version 2, which no table has seen, keep their bytes with the
@@ -226,10 +226,13 @@ class TypedFormatsTest {
    */
   private Map<Pair, Long> produce(Kind current, boolean registryUp) throws Exception {
     Map<Pair, Long> end = new HashMap<>();
-    try (KafkaProducer<byte[], byte[]> plain = producer(Map.of());
+    try (KafkaProducer<byte[], byte[]> plain =
+            producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"));
         KafkaProducer<byte[], byte[]> txn =
             producer(
                 Map.of(
+                    ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                    "gzip",
                     ProducerConfig.TRANSACTIONAL_ID_CONFIG,
                     "typed-formats-" + current + "-" + registryUp))) {
       txn.initTransactions();
