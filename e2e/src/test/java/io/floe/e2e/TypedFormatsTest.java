@@ -89,7 +89,8 @@ class TypedFormatsTest {
   private long clock = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
 
   /** A record as produced to a pair (at the same offset in both topics). */
-  record Sent(Payload key, Payload value, List<Header> headers, boolean aborted) {}
+  record Sent(
+      Payload key, Payload value, long timestamp, List<ReadBack.Hdr> headers, boolean aborted) {}
 
   private record Pending(
       Pair pair,
@@ -97,6 +98,7 @@ class TypedFormatsTest {
       Future<RecordMetadata> reference,
       Payload key,
       Payload value,
+      long timestamp,
       List<Header> headers,
       boolean aborted) {}
 
@@ -311,6 +313,7 @@ class TypedFormatsTest {
                       pair.reference, 0, timestamp, record[0].bytes(), value.bytes(), headers)),
               record[0],
               value,
+              timestamp,
               headers,
               aborted));
     }
@@ -323,7 +326,16 @@ class TypedFormatsTest {
       long offset = p.typed().get().offset();
       assertThat(p.reference().get().offset()).as("offset in the reference").isEqualTo(offset);
       sent.get(p.pair().typed)
-          .put(offset, new Sent(p.key(), p.value(), List.copyOf(p.headers()), p.aborted()));
+          .put(
+              offset,
+              new Sent(
+                  p.key(),
+                  p.value(),
+                  p.timestamp(),
+                  p.headers().stream()
+                      .map(h -> new ReadBack.Hdr(h.key(), ReadBack.buf(h.value())))
+                      .toList(),
+                  p.aborted()));
     }
   }
 
@@ -423,6 +435,8 @@ class TypedFormatsTest {
       Sent s = sent.get(pair.typed).get(r.offset());
       assertThat(r.key()).isEqualTo(ReadBack.buf(s.key().bytes()));
       assertThat(r.value()).isEqualTo(ReadBack.buf(s.value().bytes()));
+      assertThat(r.timestamp()).isEqualTo(s.timestamp());
+      assertThat(r.headers()).isEqualTo(s.headers());
     }
   }
 
