@@ -43,7 +43,7 @@ public final class SchemaEvolution {
       try {
         table.updateSchema().unionByNameWith(addition).commit();
         LOG.info(
-            "Evolved column {} of table {} for a new writer schema (schema id {})",
+            "Evolved column {} of table {} for a new writer schema (table schema id now {})",
             column,
             table.name(),
             table.schema().schemaId());

@@ -71,8 +71,16 @@ public final class LocalRegistry implements AutoCloseable {
 
   /** Starts a registry and returns once it is ready (about 4 s). */
   public static LocalRegistry start() {
+    return start(freePort());
+  }
+
+  /**
+   * Starts a registry whose Confluent-compatible API listens on {@code port}, for example the port
+   * of one that was {@linkplain #close() stopped}, so that clients configured with its URL reach
+   * the new one (empty: its schemas are gone with the old process); returns once it is ready.
+   */
+  public static LocalRegistry start(int port) {
     Path home = extracted();
-    int port = freePort();
     int managementPort = freePort();
     Path log = home.getParent().resolve("apicurio-registry-" + port + ".log");
     ProcessBuilder builder =
@@ -87,7 +95,7 @@ public final class LocalRegistry implements AutoCloseable {
                 home.resolve("quarkus-run.jar").toString())
             .directory(home.toFile())
             .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Process process;
     try {
       process = builder.start();
@@ -111,6 +119,11 @@ public final class LocalRegistry implements AutoCloseable {
 
   /** The base URL of the Confluent-compatible API. */
   public String url() {
+    return url(port);
+  }
+
+  /** The base URL of the Confluent-compatible API of a registry started on {@code port}. */
+  public static String url(int port) {
     return "http://127.0.0.1:" + port + "/apis/ccompat/v7";
   }
 
