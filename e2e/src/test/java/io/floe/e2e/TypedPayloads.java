@@ -353,7 +353,7 @@ final class TypedPayloads {
   }
 
   /** The first field (a varint of one byte after the 5-byte prefix) written with two bytes. */
-  private static byte[] nonMinimalFirstVarint(byte[] wire) {
+  static byte[] nonMinimalFirstVarint(byte[] wire) {
     byte[] out = new byte[wire.length + 1];
     System.arraycopy(wire, 0, out, 0, 5);
     out[5] = (byte) (wire[5] | 0x80);

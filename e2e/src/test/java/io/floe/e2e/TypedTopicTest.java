@@ -12,14 +12,12 @@ import io.floe.testing.LocalRegistry;
 import io.floe.testing.SparkSqlRunner;
 import io.floe.testing.TestCatalogs;
 import io.floe.tier.TopicTables;
-import io.floe.typed.WireFormat;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,7 +154,8 @@ class TypedTopicTest {
       }
       send(producer, key(-1), "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
       send(producer, key(-2), wire(987_654, avro(V1, order(V1, 1))));
-      send(producer, key(-3), nonMinimalFirstField(wire(v1, avro(V1, order(V1, 3)))));
+      send(
+          producer, key(-3), TypedPayloads.nonMinimalFirstVarint(wire(v1, avro(V1, order(V1, 3)))));
       send(producer, null, null);
       for (int i = 0; i < RECORDS_PER_VERSION; i++) {
         GenericRecord order = order(V2, RECORDS_PER_VERSION + i);
@@ -330,29 +329,16 @@ class TypedTopicTest {
     return r;
   }
 
+  private static byte[] wire(int id, byte[] payload) {
+    return TypedPayloads.wire(id, false, payload);
+  }
+
   private static byte[] avro(Schema schema, GenericRecord record) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
     new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
     encoder.flush();
     return out.toByteArray();
-  }
-
-  private static byte[] wire(int id, byte[] payload) {
-    byte[] prefix = WireFormat.prefix(id, List.of(), false);
-    byte[] out = Arrays.copyOf(prefix, prefix.length + payload.length);
-    System.arraycopy(payload, 0, out, prefix.length, payload.length);
-    return out;
-  }
-
-  /** The first field (a long of one varint byte) written with two bytes, as some writers do. */
-  private static byte[] nonMinimalFirstField(byte[] wire) {
-    byte[] out = new byte[wire.length + 1];
-    System.arraycopy(wire, 0, out, 0, 5);
-    out[5] = (byte) (wire[5] | 0x80);
-    out[6] = 0;
-    System.arraycopy(wire, 6, out, 7, wire.length - 6);
-    return out;
   }
 
   private long offset(OffsetSpec spec) throws Exception {
