@@ -124,9 +124,14 @@ final class UntieredTopics {
         throw notFound;
       }
       KafkaHead.TopicInfo info = kafka.describe(topics.get(0));
-      Table staged = info == null ? null : topicTables.staged(topics.get(0), info.topicId());
-      if (staged == null) {
+      if (info == null) {
         throw notFound;
+      }
+      Table staged = topicTables.staged(topics.get(0), info.topicId());
+      if (staged == null) {
+        // A table of that name exists now: the topic's first copy created it after the caller's
+        // lookup missed it.
+        return catalog.loadTable(id);
       }
       return staged;
     } catch (KafkaHead.KafkaUnavailableException e) {

@@ -238,6 +238,33 @@ class HeadViewServerTest {
     assertThat(real.currentSnapshot()).isNull();
   }
 
+  /**
+   * The first copy may create a topic's table between the view's catalog lookup missing it and the
+   * view staging it: the view then serves the created table, not "no such table".
+   */
+  @Test
+  void aTableCreatedWhileTheViewStagedItIsServed() throws Exception {
+    String topic = "raced-events";
+    admin
+        .createTopics(
+            List.of(
+                new NewTopic(topic, 1, (short) 1).configs(Map.of("remote.storage.enable", "true"))))
+        .all()
+        .get();
+    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(topic));
+    NoSuchTableException missed = new NoSuchTableException("Table does not exist: %s", id);
+    Table created = topicTables.resolve(topic, topicId(topic));
+    HeadViewConfig config =
+        HeadViewConfig.of(
+            TestHeadViewConfig.properties(
+                TestCatalogs.properties(dir, TestCatalogs.Storage.LOCAL),
+                kafka.bootstrapServers()));
+    try (KafkaHead head = new KafkaHead(config.kafkaProperties(), config.kafkaTimeoutMs())) {
+      Table served = new UntieredTopics(catalog, head, config).table(id, missed);
+      assertThat(served.uuid()).isEqualTo(created.uuid());
+    }
+  }
+
   @Test
   void aTieredTopicWithoutTableYetIsServedFromItsFirstRecord() throws Exception {
     String topic = "Fresh-Events";
