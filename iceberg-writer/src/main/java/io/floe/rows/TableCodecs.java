@@ -26,13 +26,10 @@ import org.apache.iceberg.Table;
  */
 public final class TableCodecs {
   private static final Duration IDLE = Duration.ofMinutes(10);
+  private static final Duration NOT_STORED_MEMORY = Duration.ofSeconds(1);
 
   private final SchemaLookup registry;
-  private final Cache<String, WriterSchemas> copying =
-      Caffeine.newBuilder().expireAfterAccess(IDLE).build();
-  private final Cache<String, WriterSchemas> fetching =
-      Caffeine.newBuilder().expireAfterAccess(IDLE).build();
-  private final Cache<String, WriterSchemas> heads =
+  private final Cache<String, WriterSchemas> schemas =
       Caffeine.newBuilder().expireAfterAccess(IDLE).build();
   private final Map<String, String> refused = new ConcurrentHashMap<>();
 
@@ -57,7 +54,8 @@ public final class TableCodecs {
 
   /** The codec a copy writes rows of {@code schema}, {@code table}'s current one, with. */
   public RowCodec forCopy(Table table, Schema schema) {
-    return new RowCodec(schema, copyColumn(table, RowCodec.KEY), copyColumn(table, RowCodec.VALUE));
+    return new RowCodec(
+        schema, column(table, RowCodec.KEY, Use.COPY), column(table, RowCodec.VALUE, Use.COPY));
   }
 
   /**
@@ -68,13 +66,15 @@ public final class TableCodecs {
    */
   public RowCodec forHead(Table table) {
     return new RowCodec(
-        table.schema(), headColumn(table, RowCodec.KEY), headColumn(table, RowCodec.VALUE));
+        table.schema(),
+        column(table, RowCodec.KEY, Use.HEAD),
+        column(table, RowCodec.VALUE, Use.HEAD));
   }
 
   /** The codec a fetch reads rows of {@code table} projected on {@code schema} with. */
   public RowCodec forFetch(Table table, Schema schema) {
     return new RowCodec(
-        schema, fetchColumn(table, RowCodec.KEY), fetchColumn(table, RowCodec.VALUE));
+        schema, column(table, RowCodec.KEY, Use.FETCH), column(table, RowCodec.VALUE, Use.FETCH));
   }
 
   /**
@@ -92,40 +92,23 @@ public final class TableCodecs {
     HEAD
   }
 
-  private ColumnCodec copyColumn(Table table, String column) {
-    return column(table, column, Use.COPY);
-  }
-
-  private ColumnCodec fetchColumn(Table table, String column) {
-    return column(table, column, Use.FETCH);
-  }
-
-  private ColumnCodec headColumn(Table table, String column) {
-    return column(table, column, Use.HEAD);
-  }
-
   private ColumnCodec column(Table table, String column, Use use) {
     ColumnFormat format = ColumnFormat.fromProperties(table.properties(), column);
     if (!format.typed()) {
       return ColumnCodec.BINARY;
     }
-    Cache<String, WriterSchemas> cache =
-        switch (use) {
-          case COPY -> copying;
-          case FETCH -> fetching;
-          case HEAD -> heads;
-        };
-    WriterSchemas schemas =
-        cache.get(
-            key(table, column),
+    String columnKey = key(table, column);
+    WriterSchemas writerSchemas =
+        schemas.get(
+            use.name() + '\u0000' + columnKey,
             k -> {
               StoredSchemas stored = new StoredSchemas(table.io(), table.location(), column);
               SchemaLookup lookup =
-                  use == Use.FETCH ? stored : new CopyLookup(k, stored, use == Use.COPY);
+                  use == Use.FETCH ? stored : new CopyLookup(columnKey, stored, use == Use.COPY);
               return new ParsedWriterSchemas(
                   format.format(), SchemaFormats.of(format.format()), lookup);
             });
-    return new ColumnCodec(format, schemas, use != Use.FETCH);
+    return new ColumnCodec(format, writerSchemas, use != Use.FETCH);
   }
 
   private static String key(Table table, String column) {
@@ -137,6 +120,13 @@ public final class TableCodecs {
     private final String columnKey;
     private final StoredSchemas store;
     private final boolean stores;
+
+    /**
+     * Ids the store did not hold when asked in the last second: while the registry cannot give them
+     * (an outage), each record carrying one would otherwise read the store again.
+     */
+    private final Cache<Integer, Boolean> notStored =
+        Caffeine.newBuilder().expireAfterWrite(NOT_STORED_MEMORY).build();
 
     CopyLookup(String columnKey, StoredSchemas store, boolean stores) {
       this.columnKey = columnKey;
@@ -150,9 +140,12 @@ public final class TableCodecs {
       if (reason != null) {
         throw new SchemaUnavailableException(reason);
       }
-      SchemaText stored = store.load(schemaId);
-      if (stored != null) {
-        return stored;
+      if (notStored.getIfPresent(schemaId) == null) {
+        SchemaText stored = store.load(schemaId);
+        if (stored != null) {
+          return stored;
+        }
+        notStored.put(schemaId, Boolean.TRUE);
       }
       SchemaText fresh = registry().byId(schemaId);
       if (stores) {
