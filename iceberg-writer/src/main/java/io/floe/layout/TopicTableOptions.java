@@ -1,6 +1,5 @@
 package io.floe.layout;
 
-import io.floe.typed.ColumnFormat;
 import io.floe.typed.TypedRules;
 import java.util.HashMap;
 import java.util.Map;
@@ -65,9 +64,7 @@ public final class TopicTableOptions {
 
   /** The key and value formats of a new table of {@code topic}: binary unless a rule says. */
   public TypedRules.TopicFormats formatsFor(String topic) {
-    return typedRules == null
-        ? new TypedRules.TopicFormats(ColumnFormat.BINARY, ColumnFormat.BINARY)
-        : typedRules.formatsFor(topic);
+    return typedRules == null ? TypedRules.TopicFormats.BINARY : typedRules.formatsFor(topic);
   }
 
   /** Table properties a new topic table is created with. */

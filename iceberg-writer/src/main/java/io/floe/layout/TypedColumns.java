@@ -65,7 +65,7 @@ public final class TypedColumns {
             case "value" -> value;
             default -> ColumnFormat.BINARY;
           };
-      if (format.typed() && (field.name().equals("key") || field.name().equals("value"))) {
+      if (format.typed()) {
         fields.addAll(metadataFields(field.name(), format, nextId));
       } else {
         fields.add(field);

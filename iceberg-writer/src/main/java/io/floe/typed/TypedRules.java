@@ -82,11 +82,14 @@ public final class TypedRules {
         return new TopicFormats(rule.key.forTopic(topic), rule.value.forTopic(topic));
       }
     }
-    return new TopicFormats(ColumnFormat.BINARY, ColumnFormat.BINARY);
+    return TopicFormats.BINARY;
   }
 
   /** A topic's key and value formats. */
   public record TopicFormats(ColumnFormat key, ColumnFormat value) {
+    public static final TopicFormats BINARY =
+        new TopicFormats(ColumnFormat.BINARY, ColumnFormat.BINARY);
+
     public boolean typed() {
       return key.typed() || value.typed();
     }
