@@ -61,19 +61,6 @@ final class EvolvingHeadWrite {
               + " schema changes",
           e);
     }
-    try {
-      SchemaEvolution.evolve(view, e.column(), e.writerType());
-    } catch (SchemaEvolution.IncompatibleSchemaException incompatible) {
-      codecs.refuse(
-          view,
-          e.column(),
-          e.schemaId(),
-          "writer schema "
-              + e.schemaId()
-              + " cannot evolve column "
-              + e.column()
-              + " by Iceberg's rules: "
-              + incompatible.getMessage());
-    }
+    SchemaEvolution.evolveOrRefuse(view, e, codecs);
   }
 }

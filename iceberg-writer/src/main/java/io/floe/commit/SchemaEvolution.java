@@ -1,5 +1,7 @@
 package io.floe.commit;
 
+import io.floe.rows.TableCodecs;
+import io.floe.typed.SchemaEvolutionRequired;
 import io.floe.typed.TypeCoverage;
 import java.util.Set;
 import org.apache.iceberg.Schema;
@@ -55,6 +57,27 @@ public final class SchemaEvolution {
           throw e;
         }
       }
+    }
+  }
+
+  /**
+   * Makes the column {@code required} names hold its writer schema's values; where Iceberg's rules
+   * forbid that, has {@code codecs} keep the bytes of that schema's records, with the reason.
+   */
+  public static void evolveOrRefuse(
+      Table table, SchemaEvolutionRequired required, TableCodecs codecs) {
+    try {
+      evolve(table, required.column(), required.writerType());
+    } catch (IncompatibleSchemaException incompatible) {
+      String reason =
+          "writer schema "
+              + required.schemaId()
+              + " cannot evolve column "
+              + required.column()
+              + " by Iceberg's rules: "
+              + incompatible.getMessage();
+      LOG.warn("Table {}: {}; its records keep their bytes", table.name(), reason);
+      codecs.refuse(table, required.column(), required.schemaId(), reason);
     }
   }
 

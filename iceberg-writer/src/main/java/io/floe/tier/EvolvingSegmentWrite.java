@@ -7,16 +7,12 @@ import io.floe.format.Reencoding;
 import io.floe.rows.TableCodecs;
 import io.floe.typed.SchemaEvolutionRequired;
 import org.apache.iceberg.Table;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Writes a segment's data files, evolving a typed table first when a record brings a writer schema
  * the table cannot hold yet.
  */
 final class EvolvingSegmentWrite {
-  private static final Logger LOG = LoggerFactory.getLogger(EvolvingSegmentWrite.class);
-
   /** Schema changes one copy may make: one per writer schema new to the table, at most. */
   private static final int MAX_EVOLUTIONS = 16;
 
@@ -49,19 +45,7 @@ final class EvolvingSegmentWrite {
                   + table.name(),
               e);
         }
-        try {
-          SchemaEvolution.evolve(table, e.column(), e.writerType());
-        } catch (SchemaEvolution.IncompatibleSchemaException incompatible) {
-          String reason =
-              "writer schema "
-                  + e.schemaId()
-                  + " cannot evolve column "
-                  + e.column()
-                  + " by Iceberg's rules: "
-                  + incompatible.getMessage();
-          LOG.warn("Table {}: {}; its records keep their bytes", table.name(), reason);
-          codecs.refuse(table, e.column(), e.schemaId(), reason);
-        }
+        SchemaEvolution.evolveOrRefuse(table, e, codecs);
       }
     }
   }
