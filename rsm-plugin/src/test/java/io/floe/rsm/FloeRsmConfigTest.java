@@ -56,7 +56,8 @@ class FloeRsmConfigTest {
     assertThat(config.snapshotExpiryIntervalMs()).isEqualTo(60_000);
     assertThat(config.tableOptions().tableProperties())
         .containsEntry("write.parquet.compression-codec", "zstd")
-        .containsEntry("write.target-file-size-bytes", Long.toString(128L * 1024 * 1024));
+        .containsEntry("write.target-file-size-bytes", Long.toString(128L * 1024 * 1024))
+        .containsEntry("write.parquet.dict-size-bytes", "65536");
     assertThat(config.catalogProperties())
         .containsEntry("type", "jdbc")
         .containsEntry("uri", "jdbc:sqlite::memory:");
