@@ -25,6 +25,7 @@ import io.floe.typed.TypedRules;
 import io.floe.typed.WireFormat;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -177,6 +178,39 @@ class TypedConflictCopyTest {
               org.assertj.core.groups.Tuple.tuple(null, "SW1A 1AA"),
               org.assertj.core.groups.Tuple.tuple(null, null));
       assertThat(addresses).extracting(a -> a.getField("city")).contains("London");
+
+      assertServedExactly(tables, key, log);
+    }
+  }
+
+  @Test
+  void aTopLevelTypeIcebergCannotChangeLeavesThatSchemasRecordsTheirBytes() throws Exception {
+    registry.put(
+        31, new SchemaText(31, ColumnFormat.Format.JSON_SCHEMA, "{\"type\":\"string\"}", Map.of()));
+    registry.put(
+        32,
+        new SchemaText(32, ColumnFormat.Format.JSON_SCHEMA, "{\"type\":\"integer\"}", Map.of()));
+    List<byte[]> values =
+        List.of(wire(31, json("\"abc\"")), wire(32, json("5")), wire(31, json("\"def\"")));
+    Path log =
+        SegmentGenerator.seeded(10)
+            .keyValueBatch(Compression.NONE, nulls(values.size()), values)
+            .writeTo(dir.resolve("0.log"));
+
+    try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
+      TopicTables tables = new TopicTables(catalog, options("json-schema"));
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "conflict-top");
+      assertThat(copy(tables, key, log, 0)).isEqualTo(new PayloadCounts(2, 0, 1));
+
+      Table table = tables.find(TOPIC, TOPIC_ID);
+      assertThat(table.schema().findType("value")).isEqualTo(Types.StringType.get());
+      List<Record> rows = TableFixture.rows(table);
+      assertThat(statuses(rows)).containsExactly("ok", "undecodable", "ok");
+      assertThat((String) rows.get(1).getField(TypedColumns.reason("value")))
+          .contains("writer schema 32 cannot evolve column value");
+      assertThat(rows.get(1).getField(TypedColumns.raw("value")))
+          .isEqualTo(ByteBuffer.wrap(values.get(1)));
+      assertThat(rows.get(2).getField("value")).isEqualTo("def");
 
       assertServedExactly(tables, key, log);
     }
