@@ -82,7 +82,11 @@ public final class TableCodecs {
    * copies keep the bytes of its records, with {@code reason}.
    */
   public void refuse(Table table, String column, int schemaId, String reason) {
-    refused.put(key(table, column) + '\u0000' + schemaId, reason);
+    String columnKey = key(table, column);
+    refused.put(columnKey + '\u0000' + schemaId, reason);
+    // The lookup that checks refusals sits behind the parsed schemas, which may hold this one
+    schemas.invalidate(Use.COPY.name() + '\u0000' + columnKey);
+    schemas.invalidate(Use.HEAD.name() + '\u0000' + columnKey);
   }
 
   /** Who makes rows: where its writer schemas come from, whether it stores and evolves. */

@@ -2,6 +2,7 @@ package io.floe.rows;
 
 import io.floe.layout.TypedColumns;
 import io.floe.typed.ColumnFormat;
+import io.floe.typed.FieldPlacement;
 import io.floe.typed.PayloadCodec;
 import io.floe.typed.SchemaEvolutionRequired;
 import io.floe.typed.SchemaUnavailableException;
@@ -26,7 +27,9 @@ import org.apache.iceberg.types.Types;
  * Undecodable (not the wire format, a schema that cannot be had, an invalid payload): the original
  * bytes and the reason. A record's content never fails a copy; the one exception is a writer schema
  * the table cannot hold yet, {@link SchemaEvolutionRequired}, for the copy to evolve the table (a
- * codec that does not evolve its table keeps such a record's bytes instead).
+ * codec that does not evolve its table keeps such a record's bytes instead). Writer fields are
+ * matched to the column's by {@link FieldPlacement}, which copies and fetches compute alike from
+ * the writer schema and the column's current type.
  */
 public final class TypedValueCodec implements ValueCodec {
   /**
@@ -149,15 +152,15 @@ public final class TypedValueCodec implements ValueCodec {
     PayloadCodec codec = codecs.get(key);
     if (codec == null) {
       WriterSchema writer = schemas.writerSchema(key.schemaId(), key.messageIndexes());
-      if (copying
-          && (columnType == null || !TypeCoverage.covers(columnType, writer.icebergType()))) {
+      FieldPlacement placement = FieldPlacement.of(columnType, writer.icebergType());
+      if (copying && (columnType == null || !TypeCoverage.covers(columnType, placement.placed()))) {
         if (evolves) {
           throw new SchemaEvolutionRequired(column, key.schemaId(), writer.icebergType());
         }
         throw new SchemaUnavailableException(
             "writer schema " + key.schemaId() + " is not in the table yet (typed once tiered)");
       }
-      codec = writer.bind(columnType);
+      codec = writer.bind(placement.view());
       codecs.put(key, codec);
     }
     return codec;

@@ -19,6 +19,8 @@ public interface WriterSchema {
    * possibly merged by name with the types of other writer schemas of the same topic (so it may
    * have more fields, and types Iceberg promotes: int to long, float to double, a decimal of
    * greater precision). Fields are matched by name; fields this schema does not have stay null.
+   * Callers pass the column's type as {@link FieldPlacement#view()} gives it, so that a field
+   * placed at another name binds there; values are read and written by position.
    *
    * @throws IllegalArgumentException if {@code columnType} cannot hold this schema's values
    */
