@@ -33,8 +33,8 @@ public final class TopicTableOptions {
    * property) unless set: Iceberg's 2 MiB keeps a column of mostly distinct strings (ids, e-mail
    * addresses, SKUs) in a dictionary of tens of thousands of entries, each value a hash lookup that
    * misses the CPU cache, before Parquet finds the dictionary does not pay. At 64 KiB such columns
-   * fall back to plain encoding early, while the columns a dictionary serves (a status, a currency, a
-   * country: hundreds of values at most) keep it. Typed Avro copies took a third less CPU.
+   * fall back to plain encoding early, while the columns a dictionary serves (a status, a currency,
+   * a country: hundreds of values at most) keep it. Typed Avro copies took a third less CPU.
    */
   static final int PARQUET_DICT_SIZE_BYTES = 64 * 1024;
 
