@@ -6,7 +6,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -20,9 +19,6 @@ import java.util.regex.Pattern;
 final class JsonDateTimes {
 
   private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
-  private static final Pattern DATE_TIME =
-      Pattern.compile(
-          "\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})");
   private static final OffsetDateTime EPOCH =
       OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
 
@@ -42,20 +38,114 @@ final class JsonDateTimes {
 
   /** The instant at UTC in whole microseconds, or null if the text is not one in years 0-9999. */
   static OffsetDateTime dateTime(String text) {
-    if (!DATE_TIME.matcher(text).matches()) {
+    OffsetDateTime parsed = parseDateTime(text);
+    if (parsed == null) {
       return null;
     }
-    OffsetDateTime parsed;
+    OffsetDateTime stored;
+    if (parsed.getNano() % 1000 == 0) {
+      stored = parsed.withOffsetSameInstant(ZoneOffset.UTC);
+    } else {
+      // as Iceberg's writer stores it: microseconds since the epoch, rounded toward zero
+      stored = EPOCH.plus(ChronoUnit.MICROS.between(EPOCH, parsed), ChronoUnit.MICROS);
+    }
+    return stored.getYear() < 0 || stored.getYear() > 9999 ? null : stored;
+  }
+
+  /**
+   * RFC 3339's date-time ({@code 2024-01-31T10:00:00.123+01:00}, {@code T} and {@code Z} in either
+   * case, up to nine fraction digits), parsed by position: about ten times cheaper than a regular
+   * expression and {@code DateTimeFormatter}, which a typed JSON copy paid for every timestamp.
+   */
+  private static OffsetDateTime parseDateTime(String text) {
+    if (!hasSeparators(text)) {
+      return null;
+    }
+    int year = digits(text, 0, 4);
+    int month = digits(text, 5, 2);
+    int day = digits(text, 8, 2);
+    int hour = digits(text, 11, 2);
+    int minute = digits(text, 14, 2);
+    int second = digits(text, 17, 2);
+    int end = fractionEnd(text);
+    ZoneOffset offset = end < 0 ? null : offset(text, end);
+    if (offset == null || (year | month | day | hour | minute | second) < 0) {
+      return null;
+    }
+    int nano = 0;
+    if (end > 19) {
+      nano = digits(text, 20, end - 20);
+      for (int i = end - 20; i < 9; i++) {
+        nano *= 10;
+      }
+    }
     try {
-      parsed =
-          OffsetDateTime.parse(
-              text.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+      return OffsetDateTime.of(year, month, day, hour, minute, second, nano, offset);
     } catch (DateTimeException e) {
       return null;
     }
-    // as Iceberg's writer stores it: microseconds since the epoch, rounded toward zero
-    OffsetDateTime stored = EPOCH.plus(ChronoUnit.MICROS.between(EPOCH, parsed), ChronoUnit.MICROS);
-    return stored.getYear() < 0 || stored.getYear() > 9999 ? null : stored;
+  }
+
+  private static boolean hasSeparators(String text) {
+    return text.length() >= 20
+        && text.charAt(4) == '-'
+        && text.charAt(7) == '-'
+        && (text.charAt(10) == 'T' || text.charAt(10) == 't')
+        && text.charAt(13) == ':'
+        && text.charAt(16) == ':';
+  }
+
+  /** Where the seconds' fraction ({@code .} and one to nine digits) ends: 19 with none, -1 bad. */
+  private static int fractionEnd(String text) {
+    if (text.charAt(19) != '.') {
+      return 19;
+    }
+    int at = 20;
+    while (at < text.length() && at < 30 && isDigit(text.charAt(at))) {
+      at++;
+    }
+    int count = at - 20;
+    return count < 1 || count > 9 ? -1 : at;
+  }
+
+  private static ZoneOffset offset(String text, int at) {
+    int rest = text.length() - at;
+    char sign = rest > 0 ? text.charAt(at) : 0;
+    if (rest == 1 && (sign == 'Z' || sign == 'z')) {
+      return ZoneOffset.UTC;
+    }
+    if (rest != 6 || (sign != '+' && sign != '-') || text.charAt(at + 3) != ':') {
+      return null;
+    }
+    int hours = digits(text, at + 1, 2);
+    int minutes = digits(text, at + 4, 2);
+    if ((hours | minutes) < 0 || minutes > 59) {
+      return null;
+    }
+    try {
+      return sign == '+'
+          ? ZoneOffset.ofHoursMinutes(hours, minutes)
+          : ZoneOffset.ofHoursMinutes(-hours, -minutes);
+    } catch (DateTimeException e) {
+      return null;
+    }
+  }
+
+  /** The decimal number of {@code count} ASCII digits at {@code from}, or -1 if one is not. */
+  private static int digits(String text, int from, int count) {
+    int value = 0;
+    for (int i = from; i < from + count; i++) {
+      char c = text.charAt(i);
+      if (!isDigit(c)) {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 
   static String format(LocalDate date) {
