@@ -16,6 +16,9 @@ import org.apache.iceberg.types.Types;
  *   <li>{@code c_schema_id}: the registry id of the record's writer schema;
  *   <li>{@code c_message}: Protobuf only, the path of the message type in its file when it is not
  *       the first message;
+ *   <li>{@code c_form}: JSON Schema only, which of the writer forms the record's bytes are in when
+ *       it is not the canonical one ({@code 1}: Java's numbers, {@code 12.0} and {@code 1.0E7}, as
+ *       Jackson writes them); null for the canonical form;
  *   <li>{@code c_status}: {@code ok} (typed columns only), {@code inexact} (typed columns plus the
  *       original bytes, which the typed value does not give back exactly) or {@code undecodable}
  *       (original bytes only); null for a null key or value;
@@ -36,6 +39,10 @@ public final class TypedColumns {
 
   public static String message(String column) {
     return column + "_message";
+  }
+
+  public static String form(String column) {
+    return column + "_form";
   }
 
   public static String status(String column) {
@@ -90,6 +97,15 @@ public final class TypedColumns {
               message(column),
               Types.ListType.ofRequired(nextId[0]++, Types.IntegerType.get()),
               "Path of the Protobuf message type in its file; null for the first message"));
+    }
+    if (format.format() == ColumnFormat.Format.JSON_SCHEMA) {
+      out.add(
+          Types.NestedField.optional(
+              nextId[0]++,
+              form(column),
+              Types.IntegerType.get(),
+              "Writer form of the bytes when not the canonical one: 1 = Java's numbers (12.0,"
+                  + " 1.0E7); null for the canonical form"));
     }
     out.add(
         Types.NestedField.optional(

@@ -35,9 +35,10 @@ public final class TypedValueCodec implements ValueCodec {
   /**
    * The version of the typed payload codecs (wire-format prefix, Avro, Protobuf and JSON Schema
    * canonical forms) recorded in each segment a typed table gets: fetch refuses a segment typed by
-   * a newer one rather than re-encode it differently.
+   * a newer one rather than re-encode it differently. 2: JSON Schema's second writer form (Java's
+   * numbers), recorded in the form column.
    */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   private final boolean evolves;
   private final String column;
@@ -48,6 +49,7 @@ public final class TypedValueCodec implements ValueCodec {
   private final int valuePos;
   private final int schemaIdPos;
   private final int messagePos;
+  private final int formPos;
   private final int statusPos;
   private final int reasonPos;
   private final int rawPos;
@@ -76,6 +78,11 @@ public final class TypedValueCodec implements ValueCodec {
     this.valuePos = typed == null ? -1 : RowCodec.positionOf(rowType, column);
     this.schemaIdPos = RowCodec.positionOf(rowType, TypedColumns.schemaId(column));
     this.messagePos = protobuf ? RowCodec.positionOf(rowType, TypedColumns.message(column)) : -1;
+    // tables made before writer forms have no form column: their rows are all canonical
+    this.formPos =
+        rowType.field(TypedColumns.form(column)) == null
+            ? -1
+            : RowCodec.positionOf(rowType, TypedColumns.form(column));
     this.statusPos = RowCodec.positionOf(rowType, TypedColumns.status(column));
     this.reasonPos = RowCodec.positionOf(rowType, TypedColumns.reason(column));
     this.rawPos = RowCodec.positionOf(rowType, TypedColumns.raw(column));
@@ -102,7 +109,8 @@ public final class TypedValueCodec implements ValueCodec {
       }
       PayloadCodec codec = codec(new WriterKey(schemaId, indexes), true);
       Object value = codec.decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
-      boolean exact = Arrays.equals(encoded(schemaId, indexes, codec.encode(value)), bytes);
+      Integer form = formOf(value, codec, schemaId, indexes, bytes);
+      boolean exact = form != null;
       if (exact) {
         ok++;
       } else {
@@ -116,6 +124,9 @@ public final class TypedValueCodec implements ValueCodec {
           exact ? TypedColumns.STATUS_OK : TypedColumns.STATUS_INEXACT,
           exact ? null : "re-encoding the typed value gives other bytes",
           exact ? null : bytes);
+      if (form != null && form > 0) {
+        row.set(formPos, form);
+      }
     } catch (UndecodablePayloadException | SchemaUnavailableException e) {
       undecodable++;
       set(row, null, schemaId, indexes, TypedColumns.STATUS_UNDECODABLE, e.getMessage(), bytes);
@@ -135,11 +146,29 @@ public final class TypedValueCodec implements ValueCodec {
     List<Integer> indexes = protobuf ? messageOf(row) : List.of();
     try {
       PayloadCodec codec = codec(new WriterKey(schemaId, indexes), false);
-      return encoded(schemaId, indexes, codec.encode(row.get(valuePos, Object.class)));
+      Integer form = formPos >= 0 ? row.get(formPos, Integer.class) : null;
+      Object value = row.get(valuePos, Object.class);
+      return encoded(
+          schemaId, indexes, form == null ? codec.encode(value) : codec.encode(value, form));
     } catch (SchemaUnavailableException e) {
       throw new IllegalStateException(
           "Cannot re-encode a typed " + column + " of writer schema " + schemaId, e);
     }
+  }
+
+  /**
+   * The writer form whose encoding of {@code value} gives back {@code bytes} (0: the canonical
+   * one), or null if none does. Other forms are tried only where the table records the form.
+   */
+  private Integer formOf(
+      Object value, PayloadCodec codec, int schemaId, List<Integer> indexes, byte[] bytes) {
+    int forms = formPos >= 0 ? codec.forms() : 1;
+    for (int form = 0; form < forms; form++) {
+      if (Arrays.equals(encoded(schemaId, indexes, codec.encode(value, form)), bytes)) {
+        return form;
+      }
+    }
+    return null;
   }
 
   /** The payloads {@link #write} stored so far, by status. */
@@ -196,6 +225,9 @@ public final class TypedValueCodec implements ValueCodec {
     row.set(schemaIdPos, schemaId);
     if (messagePos >= 0) {
       row.set(messagePos, indexes == null || indexes.equals(List.of(0)) ? null : indexes);
+    }
+    if (formPos >= 0) {
+      row.set(formPos, null);
     }
     row.set(statusPos, status);
     row.set(reasonPos, reason);

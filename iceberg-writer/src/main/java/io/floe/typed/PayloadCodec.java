@@ -27,4 +27,18 @@ public interface PayloadCodec {
    * canonical encoding (the same bytes for the same value, always).
    */
   byte[] encode(Object value);
+
+  /**
+   * How many forms of a payload this codec writes: form 0 is the canonical one ({@link
+   * #encode(Object)}); the others are encodings other common writers use for the same value (JSON:
+   * Java's numbers), tried in order when the canonical one gives other bytes.
+   */
+  default int forms() {
+    return 1;
+  }
+
+  /** The payload of a value in writer form {@code form} ({@code 0}: {@link #encode(Object)}). */
+  default byte[] encode(Object value, int form) {
+    return encode(value);
+  }
 }

@@ -55,6 +55,16 @@ final class JsNumbers {
   }
 
   /**
+   * Doubles as Java writes them ({@code Double.toString} since Java 19, Jackson's default): the
+   * shortest digits, plain notation from 0.001 up to 10^7 with at least one decimal ({@code 12.0}),
+   * else {@code 1.0E7} / {@code 1.5E-4}; {@code 0.0} and {@code -0.0}. Not finite values are {@code
+   * null}, as in {@link #toString(double)}.
+   */
+  static String javaForm(double value) {
+    return Double.isFinite(value) ? NumberOutput.toString(value, true) : "null";
+  }
+
+  /**
    * The one-digit decimal that reads back as {@code value} (the closer of the two around it), with
    * a trailing 0 when rounding up carried into a new digit; null when there is none.
    */

@@ -24,6 +24,8 @@ import org.apache.iceberg.data.Record;
  * for the mapping and the canonical form {@link #encode} writes. Thread-safe.
  */
 final class JsonPayloadCodec implements PayloadCodec {
+  /** The writer form with Java's numbers ({@code 12.0}, {@code 1.0E7}), as Jackson writes them. */
+  static final int JAVA_NUMBERS = 1;
 
   private static final JsonFactory FACTORY =
       JsonFactory.builder()
@@ -75,60 +77,72 @@ final class JsonPayloadCodec implements PayloadCodec {
 
   @Override
   public byte[] encode(Object value) {
+    return encode(value, 0);
+  }
+
+  /** Two forms: JavaScript's numbers (canonical) and Java's ({@link #JAVA_NUMBERS}). */
+  @Override
+  public int forms() {
+    return 2;
+  }
+
+  @Override
+  public byte[] encode(Object value, int form) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator generator = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
-      write(root, value, generator);
+      write(root, value, generator, form == JAVA_NUMBERS);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
   }
 
-  private static void write(BoundType type, Object value, JsonGenerator out) throws IOException {
+  private static void write(BoundType type, Object value, JsonGenerator out, boolean javaNumbers)
+      throws IOException {
     if (value == null) {
       out.writeNull();
       return;
     }
     switch (type.kind) {
       case STRUCT:
-        writeStruct(type, (Record) value, out);
+        writeStruct(type, (Record) value, out, javaNumbers);
         break;
       case MAP:
         out.writeStartObject();
         for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
           out.writeFieldName(entry.getKey().toString());
-          write(type.element, entry.getValue(), out);
+          write(type.element, entry.getValue(), out, javaNumbers);
         }
         out.writeEndObject();
         break;
       case LIST:
         out.writeStartArray();
         for (Object element : (List<?>) value) {
-          write(type.element, element, out);
+          write(type.element, element, out, javaNumbers);
         }
         out.writeEndArray();
         break;
       default:
-        writeScalar(type, value, out);
+        writeScalar(type, value, out, javaNumbers);
     }
   }
 
-  private static void writeStruct(BoundType type, Record record, JsonGenerator out)
-      throws IOException {
+  private static void writeStruct(
+      BoundType type, Record record, JsonGenerator out, boolean javaNumbers) throws IOException {
     out.writeStartObject();
     for (int i = 0; i < type.fields.length; i++) {
       Object field = record.get(type.positions[i]);
       // an absent property and an explicit null decode alike: null is written as absent
       if (field != null) {
         out.writeFieldName(type.names[i]);
-        write(type.fields[i], field, out);
+        write(type.fields[i], field, out, javaNumbers);
       }
     }
     out.writeEndObject();
   }
 
-  private static void writeScalar(BoundType type, Object value, JsonGenerator out)
-      throws IOException {
+  private static void writeScalar(
+      BoundType type, Object value, JsonGenerator out, boolean javaNumbers) throws IOException {
     switch (type.kind) {
       case STRING:
         out.writeString(value.toString());
@@ -143,7 +157,8 @@ final class JsonPayloadCodec implements PayloadCodec {
         out.writeNumber(((Number) value).longValue());
         break;
       case DOUBLE:
-        out.writeNumber(JsNumbers.toString(((Number) value).doubleValue()));
+        double number = ((Number) value).doubleValue();
+        out.writeNumber(javaNumbers ? JsNumbers.javaForm(number) : JsNumbers.toString(number));
         break;
       case BOOLEAN:
         out.writeBoolean((Boolean) value);

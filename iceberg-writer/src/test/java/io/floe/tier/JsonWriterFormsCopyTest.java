@@ -1,0 +1,179 @@
+package io.floe.tier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.commit.SegmentCommitter;
+import io.floe.format.Compression;
+import io.floe.format.RecordBatch;
+import io.floe.format.Reencoding;
+import io.floe.layout.TopicTableOptions;
+import io.floe.layout.TypedColumns;
+import io.floe.manifest.BatchDirectory;
+import io.floe.rows.PayloadCounts;
+import io.floe.rows.TableCodecs;
+import io.floe.testing.Batches;
+import io.floe.testing.SegmentGenerator;
+import io.floe.testing.TableFixture;
+import io.floe.testing.TestCatalogs;
+import io.floe.typed.ColumnFormat;
+import io.floe.typed.SchemaLookup;
+import io.floe.typed.SchemaText;
+import io.floe.typed.SchemaUnavailableException;
+import io.floe.typed.TypedRules;
+import io.floe.typed.WireFormat;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * JSON values written with Java's numbers ({@code 12.0}, {@code 1.0E7}, as Jackson and so
+ * Confluent's Java serializer write them) are typed with no bytes kept: the row records the writer
+ * form and fetch re-encodes in it. Tables made before the form column keep such records' bytes.
+ */
+class JsonWriterFormsCopyTest {
+  private static final String TOPIC = "orders.forms";
+  private static final String TOPIC_ID = "f0rm5T0p1c1dAAAAAAAAAA";
+  private static final int SCHEMA_ID = 41;
+  private static final String SCHEMA =
+      "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
+          + "\"price\":{\"type\":\"number\"}}}";
+  private static final List<String> PAYLOADS =
+      List.of(
+          "{\"id\":1,\"price\":12}",
+          "{\"id\":2,\"price\":12.0}",
+          "{\"id\":3,\"price\":1.0E7}",
+          "{\"id\":4,\"price\":-0.0}",
+          "{\"id\":5,\"price\":12.5}",
+          "{\"id\":6, \"price\": 12.0}",
+          "{\"id\":7,\"price\":1e+21}",
+          "{\"id\":8,\"price\":1.0E21}");
+
+  @TempDir Path dir;
+
+  @Test
+  void javasNumbersAreTypedWithTheirFormAndFetchedExactly() throws Exception {
+    Path log = segment();
+    try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
+      TopicTables tables = new TopicTables(catalog, options());
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "forms");
+      assertThat(copy(tables, key, log)).isEqualTo(new PayloadCounts(7, 1, 0));
+
+      List<Record> rows = TableFixture.rows(tables.find(TOPIC, TOPIC_ID));
+      assertThat(column(rows, TypedColumns.status("value")))
+          .containsExactly("ok", "ok", "ok", "ok", "ok", "inexact", "ok", "ok");
+      assertThat(column(rows, TypedColumns.form("value")))
+          .containsExactly(null, 1, 1, 1, null, null, null, 1);
+      assertThat(column(rows, TypedColumns.raw("value")))
+          .containsExactly(
+              null, null, null, null, null, ByteBuffer.wrap(wire(PAYLOADS.get(5))), null, null);
+      assertThat(((Record) rows.get(3).getField("value")).getField("price")).isEqualTo(-0.0);
+
+      assertServedExactly(tables, key, log);
+    }
+  }
+
+  @Test
+  void aTableWithoutTheFormColumnKeepsTheBytesOfJavasNumbers() throws Exception {
+    Path log = segment();
+    try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
+      TopicTables tables = new TopicTables(catalog, options());
+      Table table = tables.forCopy(TOPIC, TOPIC_ID);
+      table.updateSchema().deleteColumn(TypedColumns.form("value")).commit();
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "forms-legacy");
+      assertThat(copy(tables, key, log)).isEqualTo(new PayloadCounts(3, 5, 0));
+
+      List<Record> rows = TableFixture.rows(tables.find(TOPIC, TOPIC_ID));
+      assertThat(column(rows, TypedColumns.status("value")))
+          .containsExactly("ok", "inexact", "inexact", "inexact", "ok", "inexact", "ok", "inexact");
+      assertServedExactly(tables, key, log);
+    }
+  }
+
+  private Path segment() throws Exception {
+    List<byte[]> values = new ArrayList<>();
+    PAYLOADS.forEach(p -> values.add(wire(p)));
+    byte[][] keys = new byte[values.size()][];
+    return SegmentGenerator.seeded(12)
+        .keyValueBatch(Compression.NONE, Arrays.asList(keys), values)
+        .writeTo(dir.resolve("0.log"));
+  }
+
+  private static PayloadCounts copy(TopicTables tables, SegmentKey key, Path log) throws Exception {
+    return segments(tables, new TableCodecs(lookup()))
+        .copy(key, SegmentFiles.of(log, 0))
+        .payloads();
+  }
+
+  private static void assertServedExactly(TopicTables tables, SegmentKey key, Path log)
+      throws Exception {
+    List<RecordBatch> served;
+    try (InputStream in = segments(tables, TableCodecs.withoutRegistry()).open(key).fetch(0)) {
+      served = Batches.read(in);
+    }
+    Batches.assertSameBatches(Batches.read(log), served);
+  }
+
+  private static TieredSegments segments(TopicTables tables, TableCodecs codecs) {
+    return new TieredSegments(
+        tables,
+        new SegmentCommitter(),
+        BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+        Reencoding.CURRENT,
+        codecs);
+  }
+
+  private static SchemaLookup lookup() {
+    return new SchemaLookup() {
+      @Override
+      public SchemaText byId(int schemaId) throws SchemaUnavailableException {
+        if (schemaId != SCHEMA_ID) {
+          throw new SchemaUnavailableException("schema " + schemaId + " is not in the registry");
+        }
+        return new SchemaText(SCHEMA_ID, ColumnFormat.Format.JSON_SCHEMA, SCHEMA, Map.of());
+      }
+
+      @Override
+      public int latestId(String subject) throws SchemaUnavailableException {
+        throw new SchemaUnavailableException("no subject " + subject);
+      }
+    };
+  }
+
+  private static TopicTableOptions options() {
+    Map<String, String> rules =
+        Map.of(
+            "types.rules", "orders",
+            "types.rule.orders.topics", "orders\\..*",
+            "types.rule.orders.value.format", "json-schema");
+    return TopicTableOptions.builder()
+        .typedRules(
+            new TypedRules(new AbstractConfig(TypedRules.define(new ConfigDef()), rules), ""))
+        .build();
+  }
+
+  private static List<Object> column(List<Record> rows, String name) {
+    List<Object> out = new ArrayList<>();
+    rows.forEach(r -> out.add(r.getField(name)));
+    return out;
+  }
+
+  private static byte[] wire(String json) {
+    byte[] prefix = WireFormat.prefix(SCHEMA_ID, List.of(), false);
+    byte[] payload = json.getBytes(StandardCharsets.UTF_8);
+    byte[] out = Arrays.copyOf(prefix, prefix.length + payload.length);
+    System.arraycopy(payload, 0, out, prefix.length, payload.length);
+    return out;
+  }
+}
