@@ -1,17 +1,15 @@
 package io.floe.tier;
 
+import static io.floe.tier.TypedCopies.assertServedExactly;
+import static io.floe.tier.TypedCopies.column;
+import static io.floe.tier.TypedCopies.segments;
+import static io.floe.tier.TypedCopies.typedValues;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.commit.SegmentCommitter;
 import io.floe.format.Compression;
-import io.floe.format.RecordBatch;
-import io.floe.format.Reencoding;
-import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
-import io.floe.manifest.BatchDirectory;
 import io.floe.rows.PayloadCounts;
 import io.floe.rows.TableCodecs;
-import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs;
@@ -19,9 +17,6 @@ import io.floe.typed.ColumnFormat;
 import io.floe.typed.SchemaLookup;
 import io.floe.typed.SchemaText;
 import io.floe.typed.SchemaUnavailableException;
-import io.floe.typed.TypedRules;
-import io.floe.typed.WireFormat;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,8 +27,6 @@ import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.jdbc.JdbcCatalog;
-import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,7 +59,7 @@ class JsonWriterFormsCopyTest {
   void javasNumbersAreTypedWithTheirFormAndFetchedExactly() throws Exception {
     Path log = segment();
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, options());
+      TopicTables tables = new TopicTables(catalog, typedValues("json-schema"));
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "forms");
       assertThat(copy(tables, key, log)).isEqualTo(new PayloadCounts(7, 1, 0));
 
@@ -88,7 +81,7 @@ class JsonWriterFormsCopyTest {
   void aTableWithoutTheFormColumnKeepsTheBytesOfJavasNumbers() throws Exception {
     Path log = segment();
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, options());
+      TopicTables tables = new TopicTables(catalog, typedValues("json-schema"));
       Table table = tables.forCopy(TOPIC, TOPIC_ID);
       table.updateSchema().deleteColumn(TypedColumns.form("value")).commit();
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "forms-legacy");
@@ -116,24 +109,6 @@ class JsonWriterFormsCopyTest {
         .payloads();
   }
 
-  private static void assertServedExactly(TopicTables tables, SegmentKey key, Path log)
-      throws Exception {
-    List<RecordBatch> served;
-    try (InputStream in = segments(tables, TableCodecs.withoutRegistry()).open(key).fetch(0)) {
-      served = Batches.read(in);
-    }
-    Batches.assertSameBatches(Batches.read(log), served);
-  }
-
-  private static TieredSegments segments(TopicTables tables, TableCodecs codecs) {
-    return new TieredSegments(
-        tables,
-        new SegmentCommitter(),
-        BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
-        Reencoding.CURRENT,
-        codecs);
-  }
-
   private static SchemaLookup lookup() {
     return new SchemaLookup() {
       @Override
@@ -151,29 +126,7 @@ class JsonWriterFormsCopyTest {
     };
   }
 
-  private static TopicTableOptions options() {
-    Map<String, String> rules =
-        Map.of(
-            "types.rules", "orders",
-            "types.rule.orders.topics", "orders\\..*",
-            "types.rule.orders.value.format", "json-schema");
-    return TopicTableOptions.builder()
-        .typedRules(
-            new TypedRules(new AbstractConfig(TypedRules.define(new ConfigDef()), rules), ""))
-        .build();
-  }
-
-  private static List<Object> column(List<Record> rows, String name) {
-    List<Object> out = new ArrayList<>();
-    rows.forEach(r -> out.add(r.getField(name)));
-    return out;
-  }
-
   private static byte[] wire(String json) {
-    byte[] prefix = WireFormat.prefix(SCHEMA_ID, List.of(), false);
-    byte[] payload = json.getBytes(StandardCharsets.UTF_8);
-    byte[] out = Arrays.copyOf(prefix, prefix.length + payload.length);
-    System.arraycopy(payload, 0, out, prefix.length, payload.length);
-    return out;
+    return TypedCopies.wire(SCHEMA_ID, json.getBytes(StandardCharsets.UTF_8));
   }
 }

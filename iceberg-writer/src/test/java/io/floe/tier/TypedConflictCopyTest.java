@@ -1,30 +1,26 @@
 package io.floe.tier;
 
+import static io.floe.tier.TypedCopies.assertServedExactly;
+import static io.floe.tier.TypedCopies.nulls;
+import static io.floe.tier.TypedCopies.registry;
+import static io.floe.tier.TypedCopies.segments;
+import static io.floe.tier.TypedCopies.statuses;
+import static io.floe.tier.TypedCopies.typedValues;
+import static io.floe.tier.TypedCopies.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.commit.SegmentCommitter;
 import io.floe.format.Compression;
-import io.floe.format.RecordBatch;
-import io.floe.format.Reencoding;
 import io.floe.format.TimestampType;
-import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
-import io.floe.manifest.BatchDirectory;
 import io.floe.rows.ConsumedRecord;
 import io.floe.rows.PayloadCounts;
 import io.floe.rows.TableCodecs;
-import io.floe.testing.Batches;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs;
 import io.floe.typed.ColumnFormat;
-import io.floe.typed.SchemaLookup;
 import io.floe.typed.SchemaText;
-import io.floe.typed.SchemaUnavailableException;
-import io.floe.typed.TypedRules;
-import io.floe.typed.WireFormat;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -43,8 +40,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.types.Types;
-import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,7 +91,7 @@ class TypedConflictCopyTest {
             .writeTo(dir.resolve(next + ".log"));
 
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, options("avro"));
+      TopicTables tables = new TopicTables(catalog, typedValues("avro"));
       SegmentKey key1 = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "conflict-1");
       assertThat(copy(tables, key1, log1, 0)).isEqualTo(new PayloadCounts(4, 0, 0));
 
@@ -113,7 +108,7 @@ class TypedConflictCopyTest {
           .containsExactly(11, 13, 11, 13);
 
       Record head =
-          new TableCodecs(registryLookup())
+          new TableCodecs(registry(registry, new AtomicInteger()))
               .forHead(table)
               .newRow(consumed(next, wire(13, avro(V3, 9, "hal", "nine"))));
       assertThat(head.getField(TypedColumns.status("value")))
@@ -158,7 +153,7 @@ class TypedConflictCopyTest {
             .writeTo(dir.resolve("0.log"));
 
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, options("json-schema"));
+      TopicTables tables = new TopicTables(catalog, typedValues("json-schema"));
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "conflict-json");
       assertThat(copy(tables, key, log, 0)).isEqualTo(new PayloadCounts(3, 0, 0));
 
@@ -198,7 +193,7 @@ class TypedConflictCopyTest {
             .writeTo(dir.resolve("0.log"));
 
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, options("json-schema"));
+      TopicTables tables = new TopicTables(catalog, typedValues("json-schema"));
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "conflict-top");
       assertThat(copy(tables, key, log, 0)).isEqualTo(new PayloadCounts(2, 0, 1));
 
@@ -218,56 +213,9 @@ class TypedConflictCopyTest {
 
   private PayloadCounts copy(TopicTables tables, SegmentKey key, Path log, long base)
       throws Exception {
-    return segments(tables, new TableCodecs(registryLookup()))
+    return segments(tables, new TableCodecs(registry(registry, new AtomicInteger())))
         .copy(key, SegmentFiles.of(log, base))
         .payloads();
-  }
-
-  private void assertServedExactly(TopicTables tables, SegmentKey key, Path log) throws Exception {
-    List<RecordBatch> served;
-    try (InputStream in = segments(tables, TableCodecs.withoutRegistry()).open(key).fetch(0)) {
-      served = Batches.read(in);
-    }
-    Batches.assertSameBatches(Batches.read(log), served);
-  }
-
-  private static TieredSegments segments(TopicTables tables, TableCodecs codecs) {
-    return new TieredSegments(
-        tables,
-        new SegmentCommitter(),
-        BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
-        Reencoding.CURRENT,
-        codecs);
-  }
-
-  private SchemaLookup registryLookup() {
-    return new SchemaLookup() {
-      @Override
-      public SchemaText byId(int schemaId) throws SchemaUnavailableException {
-        SchemaText text = registry.get(schemaId);
-        if (text == null) {
-          throw new SchemaUnavailableException("schema " + schemaId + " is not in the registry");
-        }
-        return text;
-      }
-
-      @Override
-      public int latestId(String subject) throws SchemaUnavailableException {
-        throw new SchemaUnavailableException("no subject " + subject);
-      }
-    };
-  }
-
-  private static TopicTableOptions options(String format) {
-    Map<String, String> rules =
-        Map.of(
-            "types.rules", "orders",
-            "types.rule.orders.topics", "orders\\..*",
-            "types.rule.orders.value.format", format);
-    return TopicTableOptions.builder()
-        .typedRules(
-            new TypedRules(new AbstractConfig(TypedRules.define(new ConfigDef()), rules), ""))
-        .build();
   }
 
   private static int position(Types.StructType struct, String name) {
@@ -279,21 +227,9 @@ class TypedConflictCopyTest {
         0, offset, 1_700_000_000_000L, TimestampType.CREATE_TIME, 0, null, value, List.of());
   }
 
-  private static List<String> statuses(List<Record> rows) {
-    return rows.stream().map(r -> (String) r.getField(TypedColumns.status("value"))).toList();
-  }
-
   private static List<Object> fields(List<Record> rows, String field) {
     List<Object> out = new ArrayList<>();
     rows.forEach(r -> out.add(((Record) r.getField("value")).getField(field)));
-    return out;
-  }
-
-  private static List<byte[]> nulls(int n) {
-    List<byte[]> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(null);
-    }
     return out;
   }
 
@@ -330,13 +266,5 @@ class TypedConflictCopyTest {
 
   private static byte[] json(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] wire(int id, byte[] payload) {
-    byte[] prefix = WireFormat.prefix(id, List.of(), false);
-    byte[] out = new byte[prefix.length + payload.length];
-    System.arraycopy(prefix, 0, out, 0, prefix.length);
-    System.arraycopy(payload, 0, out, prefix.length, payload.length);
-    return out;
   }
 }

@@ -1,17 +1,21 @@
 package io.floe.tier;
 
+import static io.floe.tier.TypedCopies.avro;
+import static io.floe.tier.TypedCopies.nulls;
+import static io.floe.tier.TypedCopies.registry;
+import static io.floe.tier.TypedCopies.segments;
+import static io.floe.tier.TypedCopies.statuses;
+import static io.floe.tier.TypedCopies.typedValues;
+import static io.floe.tier.TypedCopies.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.Compression;
 import io.floe.format.RecordBatch;
 import io.floe.format.Reencoding;
 import io.floe.format.TimestampType;
-import io.floe.layout.TopicTableOptions;
 import io.floe.layout.TypedColumns;
-import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
 import io.floe.manifest.SegmentManifest;
 import io.floe.manifest.SidecarObjects;
@@ -26,13 +30,8 @@ import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs;
 import io.floe.typed.ColumnFormat;
 import io.floe.typed.SchemaEvolutionRequired;
-import io.floe.typed.SchemaLookup;
 import io.floe.typed.SchemaText;
-import io.floe.typed.SchemaUnavailableException;
 import io.floe.typed.StoredSchemas;
-import io.floe.typed.TypedRules;
-import io.floe.typed.WireFormat;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -44,15 +43,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.jdbc.JdbcCatalog;
-import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,10 +104,11 @@ class TypedCopyTest {
     Path log = gen.writeTo(dir.resolve("0.log"));
 
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, typedOptions());
+      TopicTables tables = new TopicTables(catalog, typedValues("avro"));
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "typed-1");
       TieredSegments.CopyResult copied =
-          segments(tables, new TableCodecs(registryLookup())).copy(key, SegmentFiles.of(log, 0));
+          segments(tables, new TableCodecs(registry(registry, registryCalls)))
+              .copy(key, SegmentFiles.of(log, 0));
       assertThat(copied.payloads()).isEqualTo(new PayloadCounts(4, 1, 3));
 
       Table table = tables.find(TOPIC, TOPIC_ID);
@@ -124,7 +119,7 @@ class TypedCopyTest {
 
       List<Record> rows = TableFixture.rows(table);
       assertThat(rows).hasSize(9);
-      assertThat(status(rows))
+      assertThat(statuses(rows))
           .containsExactly(
               "ok", "ok", null, "undecodable", "undecodable", "inexact", "undecodable", "ok", "ok");
       Record first = (Record) rows.get(0).getField("value");
@@ -198,8 +193,8 @@ class TypedCopyTest {
             .keyValueBatch(Compression.NONE, nulls(1), values)
             .writeTo(dir.resolve("0.log"));
     try (JdbcCatalog catalog = TestCatalogs.jdbc(dir, TestCatalogs.Storage.LOCAL)) {
-      TopicTables tables = new TopicTables(catalog, typedOptions());
-      TableCodecs codecs = new TableCodecs(registryLookup());
+      TopicTables tables = new TopicTables(catalog, typedValues("avro"));
+      TableCodecs codecs = new TableCodecs(registry(registry, registryCalls));
       segments(tables, codecs)
           .copy(new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "typed-1"), SegmentFiles.of(log, 0));
       Table table = tables.find(TOPIC, TOPIC_ID);
@@ -239,82 +234,12 @@ class TypedCopyTest {
         List.of());
   }
 
-  private TieredSegments segments(TopicTables tables, TableCodecs codecs) {
-    return new TieredSegments(
-        tables,
-        new SegmentCommitter(),
-        BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
-        Reencoding.CURRENT,
-        codecs);
-  }
-
-  private SchemaLookup registryLookup() {
-    return new SchemaLookup() {
-      @Override
-      public SchemaText byId(int schemaId) throws SchemaUnavailableException {
-        registryCalls.incrementAndGet();
-        SchemaText text = registry.get(schemaId);
-        if (text == null) {
-          throw new SchemaUnavailableException("schema " + schemaId + " is not in the registry");
-        }
-        return text;
-      }
-
-      @Override
-      public int latestId(String subject) throws SchemaUnavailableException {
-        throw new SchemaUnavailableException("no subject " + subject);
-      }
-    };
-  }
-
-  private static TopicTableOptions typedOptions() {
-    Map<String, String> rules =
-        Map.of(
-            "types.rules", "orders",
-            "types.rule.orders.topics", "orders\\..*",
-            "types.rule.orders.value.format", "avro");
-    return TopicTableOptions.builder()
-        .typedRules(
-            new TypedRules(new AbstractConfig(TypedRules.define(new ConfigDef()), rules), ""))
-        .build();
-  }
-
-  private static List<String> status(List<Record> rows) {
-    List<String> out = new ArrayList<>();
-    rows.forEach(r -> out.add((String) r.getField(TypedColumns.status("value"))));
-    return out;
-  }
-
-  private static List<byte[]> nulls(int n) {
-    List<byte[]> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(null);
-    }
-    return out;
-  }
-
   private static GenericRecord order(Schema schema, long id, String customer, double amount) {
     GenericRecord r = new GenericData.Record(schema);
     r.put("id", id);
     r.put("customer", customer);
     r.put("amount", amount);
     return r;
-  }
-
-  private static byte[] avro(Schema schema, GenericRecord record) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-    new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
-    encoder.flush();
-    return out.toByteArray();
-  }
-
-  private static byte[] wire(int id, byte[] payload) {
-    byte[] prefix = WireFormat.prefix(id, List.of(), false);
-    byte[] out = new byte[prefix.length + payload.length];
-    System.arraycopy(prefix, 0, out, 0, prefix.length);
-    System.arraycopy(payload, 0, out, prefix.length, payload.length);
-    return out;
   }
 
   /** The record with its first field (a small long, one varint byte) written as two bytes. */
