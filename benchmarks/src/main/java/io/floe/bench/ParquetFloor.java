@@ -54,7 +54,11 @@ final class ParquetFloor {
   private ParquetFloor() {}
 
   /** The data files the floor wrote, and the rows in them. */
-  record Written(List<DataFile> files, long rows) {}
+  record Written(List<DataFile> files, long rows) {
+    long bytes() {
+      return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    }
+  }
 
   /** Writes the segment's records as rows of {@code table}'s layout; nothing is committed. */
   static Written copy(Table table, int partition, Path segment, String operationId)
@@ -185,6 +189,9 @@ final class ParquetFloor {
     r.put("floor_copy_mib_per_s", FloeBench.round(bytes / mib / floorCopy.seconds()));
     r.put("floor_read_cpu_s_per_gib", FloeBench.round(floorRead.cpuSeconds() / gib));
     r.put("read_floor_mib_per_s", FloeBench.round(bytes / mib / floorRead.seconds()));
+    r.put(
+        "floor_bytes_ratio",
+        FloeBench.round(((Written) floorCopy.value()).bytes() / (double) bytes));
     r.put("copy_cpu_vs_floor", FloeBench.round(floe.cpuSeconds() / floorCopy.cpuSeconds()));
     r.put("copy_cpu_vs_raw", FloeBench.round(floe.cpuSeconds() / raw.cpuSeconds()));
     r.put(
