@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -112,6 +113,11 @@ public final class FloeBench {
       r.put("copy.raw_cpu_s_per_gib", round(raw.cpuSeconds / (bytes / (double) (1024 * mib))));
       r.put("storage.bytes_ratio", round(copy.storedBytes() / (double) bytes));
       r.put("memory.copy_peak_heap_mib", round(peakHeap / (double) mib));
+      // Parquet floor (ParquetFloor): the same records into files of the table's layout, no more
+      System.gc();
+      Table table = segments.tables().find(key.topic(), key.topicId());
+      Measured floorCopy = measure(() -> ParquetFloor.copy(table, 0, log, "floor-" + w.name()));
+      ParquetFloor.Written floorFiles = (ParquetFloor.Written) floorCopy.value;
 
       // Catch-up reads, 1 MiB at a time: Floe as the broker fetches, the baseline by ranged reads.
       long rawServed = 0;
@@ -135,12 +141,21 @@ public final class FloeBench {
       long floeServed = (Long) floeFetch.value;
       long objectBytes = CountingFileIO.BYTES_READ.get() - readBefore;
       stored.close();
+      // The same whole segment fetched again from the same table, then the floor's files read back.
+      StoredSegment again = segments.open(key);
+      Measured repeatFetch = measure(() -> catchUp(again));
+      again.close();
+      Measured floorRead = measure(() -> ParquetFloor.read(table, floorFiles));
+      ParquetFloor.delete(table, floorFiles);
       r.put("fetch.floe_mib_per_s", round(floeServed / (double) mib / floeFetch.seconds));
       r.put("fetch.raw_mib_per_s", round(rawServed / (double) mib / rawFetch.seconds));
       r.put("fetch.read_amplification", round(objectBytes / (double) floeServed));
       r.put(
           "fetch.floe_cpu_s_per_gib",
           round(floeFetch.cpuSeconds / (floeServed / (double) (1024 * mib))));
+      ParquetFloor.putFigures(
+          r, bytes, raw, floe, floorCopy, floorRead, rawFetch, floeFetch, repeatFetch);
+      System.out.println(ParquetFloor.line(w.name(), r));
       System.out.println(r);
       results.add(r);
       Files.delete(log);
@@ -188,7 +203,21 @@ public final class FloeBench {
           (k, v) -> fields.add("\"" + k + "\": " + (v instanceof String ? "\"" + v + "\"" : v)));
       rows.add("    {" + String.join(", ", fields) + "}");
     }
-    json.append(String.join(",\n", rows)).append("\n  ]\n}\n");
+    json.append(String.join(",\n", rows)).append("\n  ],\n");
+    // the same workloads keyed by name (workloads_by_name.<name>.<key>)
+    json.append("  \"workloads_by_name\": {\n");
+    List<String> named = new ArrayList<>();
+    for (Map<String, Object> r : results) {
+      List<String> fields = new ArrayList<>();
+      r.forEach(
+          (k, v) -> {
+            if (!k.equals("workload")) {
+              fields.add("\"" + k + "\": " + v);
+            }
+          });
+      named.add("    \"" + r.get("workload") + "\": {" + String.join(", ", fields) + "}");
+    }
+    json.append(String.join(",\n", named)).append("\n  }\n}\n");
     Files.createDirectories(report.getParent());
     Files.writeString(report, json.toString());
     System.out.println(json);
@@ -210,6 +239,10 @@ public final class FloeBench {
       try (StoredSegment stored = segments.open(key)) {
         catchUp(stored);
       }
+      Table table = segments.tables().find(key.topic(), key.topicId());
+      ParquetFloor.Written floor = ParquetFloor.copy(table, 0, log, "w-floor-" + codec);
+      ParquetFloor.read(table, floor);
+      ParquetFloor.delete(table, floor);
       segments.delete(key, true, DeleteReason.EXPIRED);
       Files.delete(log);
     }
