@@ -56,7 +56,8 @@ class KillNineTest {
   static String summary(Outcome o, long setupSeconds) {
     return String.format(
         "%d kills (%d mid-copy) in %d s, cycles %d..%d ms; %d acked records, %d failed sends;"
-            + " max copy lag %d records; max plugin latencies %s; copies %s;"
+            + " max copy lag %d records; tiering margins at the loop's end %s;"
+            + " max plugin latencies %s; copies %s;"
             + " reads %s; table %s; audit %s; outside tables %s; orphans %s; seconds: setup %d, %s",
         o.stats().kills(),
         o.stats().midCopyKills(),
@@ -66,6 +67,7 @@ class KillNineTest {
         o.acked(),
         o.failedSends(),
         o.stats().maxCopyLagRecords(),
+        o.tieringMargins(),
         o.stats().maxLatencyMs(),
         o.copies(),
         o.reads(),

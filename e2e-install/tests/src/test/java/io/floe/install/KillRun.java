@@ -34,6 +34,7 @@ final class KillRun {
       long acked,
       long failedSends,
       List<String> notTieredDuringLoop,
+      Map<TopicPartition, Long> tieringMargins,
       Map<String, Long> phaseSeconds) {
 
     /** Lost and duplicated records over both consumers and the table. */
@@ -164,6 +165,7 @@ final class KillRun {
         ledger.ackedCount(),
         ledger.failedCount(),
         notTieredDuringLoop(),
+        tieringMargins(),
         phaseSeconds);
   }
 
@@ -187,6 +189,21 @@ final class KillRun {
                 + half.atMillis() / 1000
                 + " s in)");
       }
+    }
+    return out;
+  }
+
+  /**
+   * How far each partition's tiering was past what it held half way through the loop, at the loop's
+   * end (negative: behind, which {@link #notTieredDuringLoop} reports): the margin the "never
+   * stuck" check had, printed so that a run shows how close it came.
+   */
+  private Map<TopicPartition, Long> tieringMargins() {
+    KillLoop.Ends half = stats.halfWay();
+    KillLoop.Ends last = stats.ends().get(stats.ends().size() - 1);
+    Map<TopicPartition, Long> out = new LinkedHashMap<>();
+    for (TopicPartition tp : scenario.partitions) {
+      out.put(tp, last.tiered().get(tp) - (half.logEnd().get(tp) - 1));
     }
     return out;
   }
