@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Timeout;
  * back in every ISR, {@value #KILLS} times. Then the producer stops and:
  *
  * <ul>
- *   <li>tiering was never stuck: everything a partition held half way through the loop was tiered
- *       by the loop's end, while brokers were still being killed; and once producing stops, every
- *       partition's remote log end offset reaches its log end offset - 1 (everything tiered) and
- *       its local log starts at its log end (nothing left locally);
+ *   <li>tiering was never stuck: while brokers were being killed, no partition went 45 s without
+ *       tiering anything while records waited ({@link KillRun#STALL_LIMIT_MS}); and once producing
+ *       stops, every partition's remote log end offset reaches its log end offset - 1 (everything
+ *       tiered) and its local log starts at its log end (nothing left locally);
  *   <li>consumers at read_committed and read_uncommitted, from offset 0, so from the tier only,
  *       read each acked record exactly once at the offset its ack named, a record whose send failed
  *       at most once, nothing else, no offset missing;
