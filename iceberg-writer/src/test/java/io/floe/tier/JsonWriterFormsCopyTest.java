@@ -2,6 +2,8 @@ package io.floe.tier;
 
 import static io.floe.tier.TypedCopies.assertServedExactly;
 import static io.floe.tier.TypedCopies.column;
+import static io.floe.tier.TypedCopies.nulls;
+import static io.floe.tier.TypedCopies.registry;
 import static io.floe.tier.TypedCopies.segments;
 import static io.floe.tier.TypedCopies.typedValues;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,16 +16,14 @@ import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs;
 import io.floe.typed.ColumnFormat;
-import io.floe.typed.SchemaLookup;
 import io.floe.typed.SchemaText;
-import io.floe.typed.SchemaUnavailableException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -97,33 +97,23 @@ class JsonWriterFormsCopyTest {
   private Path segment() throws Exception {
     List<byte[]> values = new ArrayList<>();
     PAYLOADS.forEach(p -> values.add(wire(p)));
-    byte[][] keys = new byte[values.size()][];
     return SegmentGenerator.seeded(12)
-        .keyValueBatch(Compression.NONE, Arrays.asList(keys), values)
+        .keyValueBatch(Compression.NONE, nulls(values.size()), values)
         .writeTo(dir.resolve("0.log"));
   }
 
   private static PayloadCounts copy(TopicTables tables, SegmentKey key, Path log) throws Exception {
-    return segments(tables, new TableCodecs(lookup()))
+    return segments(
+            tables,
+            new TableCodecs(
+                registry(
+                    Map.of(
+                        SCHEMA_ID,
+                        new SchemaText(
+                            SCHEMA_ID, ColumnFormat.Format.JSON_SCHEMA, SCHEMA, Map.of())),
+                    new AtomicInteger())))
         .copy(key, SegmentFiles.of(log, 0))
         .payloads();
-  }
-
-  private static SchemaLookup lookup() {
-    return new SchemaLookup() {
-      @Override
-      public SchemaText byId(int schemaId) throws SchemaUnavailableException {
-        if (schemaId != SCHEMA_ID) {
-          throw new SchemaUnavailableException("schema " + schemaId + " is not in the registry");
-        }
-        return new SchemaText(SCHEMA_ID, ColumnFormat.Format.JSON_SCHEMA, SCHEMA, Map.of());
-      }
-
-      @Override
-      public int latestId(String subject) throws SchemaUnavailableException {
-        throw new SchemaUnavailableException("no subject " + subject);
-      }
-    };
   }
 
   private static byte[] wire(String json) {
