@@ -2,9 +2,11 @@ package io.floe.bench;
 
 import io.floe.catalog.CatalogDefaults;
 import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.layout.TopicTableOptions;
 import io.floe.manifest.BatchDirectory;
+import io.floe.rows.TableCodecs;
 import io.floe.testing.TestCatalogs;
 import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
@@ -50,6 +52,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  */
 public final class FloeBench {
   private static final int FETCH_BYTES = 1 << 20;
+  static final long FETCH_CACHE_BYTES = 4L << 30;
 
   record Workload(String name, String codec, int recordBytes, long segmentBytes) {}
 
@@ -64,6 +67,7 @@ public final class FloeBench {
         List.of(
             new Workload("json-1k-none", "none", 1024, (quick ? 64 : 1024) * mib),
             new Workload("json-1k-zstd", "zstd", 1024, (quick ? 32 : 256) * mib),
+            new Workload("json-1k-lz4", "lz4", 1024, (quick ? 32 : 256) * mib),
             new Workload("json-100b-none", "none", 100, (quick ? 16 : 128) * mib));
 
     // the catalog as the plugin builds it (CatalogDefaults: manifest cache)
@@ -78,9 +82,16 @@ public final class FloeBench {
     FileIO rawIo =
         org.apache.iceberg.CatalogUtil.loadFileIO(props.get(CountingFileIO.DELEGATE), props, null);
     String rawPrefix = props.get("warehouse") + "/raw-baseline/";
+    // fetches keep whole re-encoded segments on local disk, as a broker with fetch.cache.max.bytes
+    ReencodedSegmentCache fetchCache =
+        ReencodedSegmentCache.in(dir.resolve("fetch-cache"), FETCH_CACHE_BYTES);
     TieredSegments segments =
         new TieredSegments(
-            new TopicTables(catalog, TopicTableOptions.builder().build()), new SegmentCommitter());
+            new TopicTables(catalog, TopicTableOptions.builder().build()),
+            new SegmentCommitter(),
+            BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+            TableCodecs.withoutRegistry(),
+            fetchCache);
 
     warmUp(segments, dir);
     List<Map<String, Object>> results = new ArrayList<>();
@@ -172,9 +183,10 @@ public final class FloeBench {
     StringBuilder json = new StringBuilder("{\n");
     json.append("  \"workload\": \"")
         .append(
-            "1 KiB JSON-like records in 16-record producer batches (codec none; zstd and 100-byte records under"
+            "1 KiB JSON-like records in 16-record producer batches (codec none; zstd, lz4 and 100-byte records under"
                 + " workloads), one segment per workload, S3Proxy on 127.0.0.1 (filesystem), JdbcCatalog on SQLite,"
-                + " 1 MiB fetches; "
+                + " 1 MiB fetches, re-encoded segment cache on local disk (fetch.cache.max.bytes 4 GiB: a"
+                + " repeated catch-up reads it); "
                 + (quick ? "quick" : "full")
                 + " run\",\n");
     json.append("  \"git_commit\": \"").append(commit).append("\",\n");
@@ -359,7 +371,12 @@ public final class FloeBench {
   static long generateAt(Path file, long target, String codec, int recordBytes, long baseOffset)
       throws Exception {
     Random rnd = new Random(1);
-    Compression compression = codec.equals("zstd") ? Compression.zstd().build() : Compression.NONE;
+    Compression compression =
+        switch (codec) {
+          case "zstd" -> Compression.zstd().build();
+          case "lz4" -> Compression.lz4().build();
+          default -> Compression.NONE;
+        };
     long offset = baseOffset;
     long timestamp = 1_700_000_000_000L;
     Files.deleteIfExists(file);

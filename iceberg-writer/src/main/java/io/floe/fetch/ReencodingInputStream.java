@@ -41,6 +41,7 @@ public final class ReencodingInputStream extends InputStream {
   private ByteBuffer current = ByteBuffer.allocate(0);
   private boolean closed;
   private final RowCodec codec;
+  private ReencodedSegmentCache.Fill copyTo;
 
   private static final class Head {
     final CloseableIterator<Record> rows;
@@ -118,6 +119,11 @@ public final class ReencodingInputStream extends InputStream {
     }
   }
 
+  /** Also writes each batch this stream re-encodes, in order, to {@code fill}. */
+  void copyTo(ReencodedSegmentCache.Fill fill) {
+    this.copyTo = fill;
+  }
+
   @Override
   public int read() throws IOException {
     if (!fill()) {
@@ -177,7 +183,11 @@ public final class ReencodingInputStream extends InputStream {
       if (Thread.currentThread().isInterrupted()) {
         throw new InterruptedIOException("Remote segment read interrupted");
       }
-      current = encode(next++);
+      current = encode(next);
+      if (copyTo != null) {
+        copyTo.append(next, current);
+      }
+      next++;
     }
     return true;
   }
@@ -233,6 +243,9 @@ public final class ReencodingInputStream extends InputStream {
   public void close() {
     if (!closed) {
       closed = true;
+      if (copyTo != null) {
+        copyTo.abandon();
+      }
       closeQuietly();
     }
   }

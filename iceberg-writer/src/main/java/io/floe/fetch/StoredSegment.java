@@ -37,6 +37,7 @@ public final class StoredSegment implements AutoCloseable {
   private final Table table;
   private final SegmentManifest manifest;
   private final TableCodecs codecs;
+  private final ReencodedSegmentCache cache;
   private volatile List<String> effectiveFiles;
 
   /**
@@ -50,7 +51,14 @@ public final class StoredSegment implements AutoCloseable {
 
   /** As above, rows read with the codecs {@code codecs} gives for the table. */
   public StoredSegment(Table table, SegmentManifest manifest, TableCodecs codecs) {
+    this(table, manifest, codecs, ReencodedSegmentCache.off());
+  }
+
+  /** As above, whole re-encoded streams kept in and served from {@code cache}. */
+  public StoredSegment(
+      Table table, SegmentManifest manifest, TableCodecs codecs, ReencodedSegmentCache cache) {
     this.codecs = codecs;
+    this.cache = cache;
     this.reencoding = manifest.reencoding();
     if (manifest.typedCodecVersion() > TypedValueCodec.VERSION) {
       throw new CorruptSidecarException(
@@ -87,9 +95,17 @@ public final class StoredSegment implements AutoCloseable {
    * segment. Closing the returned stream keeps its readers for the next fetch that continues where
    * it stopped (up to {@link #MAX_IDLE_STREAMS} per segment), so a consumer reading a segment one
    * fetch after another decodes each row group once instead of once per fetch. {@link #close()}
-   * releases them.
+   * releases them. A segment fetched from its first batch to its last enters the cache, and later
+   * fetches read it from there.
    */
   public InputStream fetch(long position) {
+    BatchDirectory directory = directory();
+    int first = directory.indexAtOrAfter(position);
+    InputStream cached =
+        cache.open(manifest.segmentId(), directory.encodedSize(), directory.encodedPosition(first));
+    if (cached != null) {
+      return cached;
+    }
     synchronized (idle) {
       for (Iterator<ReencodingInputStream> it = idle.iterator(); it.hasNext(); ) {
         ReencodingInputStream candidate = it.next();
@@ -100,15 +116,23 @@ public final class StoredSegment implements AutoCloseable {
         }
       }
     }
-    return new Lease(
+    ReencodingInputStream stream =
         new ReencodingInputStream(
             table.io(),
             table.schema(),
             codecs.forFetch(table, table.schema()),
             currentFiles(),
-            directory(),
+            directory,
             reencoding,
-            position));
+            position);
+    if (first == 0) {
+      ReencodedSegmentCache.Fill fill =
+          cache.beginFill(manifest.segmentId(), directory.encodedSize());
+      if (fill != null) {
+        stream.copyTo(fill);
+      }
+    }
+    return new Lease(stream);
   }
 
   /**

@@ -6,6 +6,7 @@ import io.floe.copy.AbortedTransaction;
 import io.floe.copy.Leftovers;
 import io.floe.copy.TransactionIndex;
 import io.floe.copy.WrittenSegment;
+import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.OffsetRange;
 import io.floe.format.Reencoding;
@@ -44,6 +45,7 @@ public final class TieredSegments {
   private final int indexIntervalBytes;
   private final Reencoding reencoding;
   private final TableCodecs codecs;
+  private final ReencodedSegmentCache fetchCache;
 
   public TieredSegments(TopicTables tables, SegmentCommitter committer) {
     this(tables, committer, BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES);
@@ -70,6 +72,16 @@ public final class TieredSegments {
     this(tables, committer, indexIntervalBytes, Reencoding.CURRENT, codecs);
   }
 
+  /** As above, fetches keeping whole re-encoded segments in {@code fetchCache}. */
+  public TieredSegments(
+      TopicTables tables,
+      SegmentCommitter committer,
+      int indexIntervalBytes,
+      TableCodecs codecs,
+      ReencodedSegmentCache fetchCache) {
+    this(tables, committer, indexIntervalBytes, Reencoding.CURRENT, codecs, fetchCache);
+  }
+
   /** As above, copies re-encoding as {@code reencoding} does. */
   public TieredSegments(
       TopicTables tables,
@@ -77,6 +89,18 @@ public final class TieredSegments {
       int indexIntervalBytes,
       Reencoding reencoding,
       TableCodecs codecs) {
+    this(tables, committer, indexIntervalBytes, reencoding, codecs, ReencodedSegmentCache.off());
+  }
+
+  /** As above, both. */
+  private TieredSegments(
+      TopicTables tables,
+      SegmentCommitter committer,
+      int indexIntervalBytes,
+      Reencoding reencoding,
+      TableCodecs codecs,
+      ReencodedSegmentCache fetchCache) {
+    this.fetchCache = Objects.requireNonNull(fetchCache, "fetchCache");
     this.codecs = Objects.requireNonNull(codecs, "codecs");
     this.tables = Objects.requireNonNull(tables, "tables");
     this.committer = Objects.requireNonNull(committer, "committer");
@@ -234,7 +258,7 @@ public final class TieredSegments {
       throw new SegmentNotFoundException(
           "Segment " + key.segmentId() + " is not stored at " + location);
     }
-    return new StoredSegment(table, SegmentManifest.parse(bytes), codecs);
+    return new StoredSegment(table, SegmentManifest.parse(bytes), codecs, fetchCache);
   }
 
   /**
@@ -244,6 +268,7 @@ public final class TieredSegments {
    * left behind are removed. Idempotent.
    */
   public void delete(SegmentKey key, boolean removeRows, DeleteReason reason) {
+    fetchCache.invalidate(key.segmentId());
     Table table = tables.find(key.topic(), key.topicId());
     if (table == null) {
       return;

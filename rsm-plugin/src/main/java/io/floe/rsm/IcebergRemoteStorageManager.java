@@ -43,6 +43,7 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
     close();
     FloeRsmConfig config = started.config();
     this.metrics = new FloeRsmMetrics(config.brokerId());
+    metrics.watchFetchCache(started.fetchCache()::stats);
     this.errors = new ErrorMapper(started.redactor());
     this.calls =
         new BoundedCalls(

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
 import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.maintenance.TableMaintenance;
 import io.floe.rows.TableCodecs;
@@ -40,11 +41,14 @@ final class StorageBackend implements AutoCloseable {
   private final TableCachingCatalog catalog;
   private final TieredSegments segments;
   private final Cache<String, StoredSegment> openSegments;
+  private final ReencodedSegmentCache fetchCache;
   private final boolean removeRows;
   private TableMaintenance maintenance;
 
-  private StorageBackend(FloeRsmConfig config, Redactor redactor, Catalog catalog) {
+  private StorageBackend(
+      FloeRsmConfig config, Redactor redactor, Catalog catalog, ReencodedSegmentCache fetchCache) {
     this.config = config;
+    this.fetchCache = fetchCache;
     this.redactor = redactor;
     this.catalog = new TableCachingCatalog(catalog, config.tableCacheExpirationMs());
     this.segments =
@@ -55,7 +59,8 @@ final class StorageBackend implements AutoCloseable {
                 config.commitBackoffMinMs(),
                 config.commitBackoffMaxMs()),
             config.indexIntervalBytes(),
-            TableCodecs.of(config.registry()));
+            TableCodecs.of(config.registry()),
+            fetchCache);
     // An opened segment keeps the readers of finished fetches for the next fetch that continues
     // them: release them when it leaves the cache (synchronously, so close() leaves nothing open,
     // and on the calling thread, inside a call FloeRemoteStorageManager runs with the plugin's
@@ -87,14 +92,19 @@ final class StorageBackend implements AutoCloseable {
     // The JDBC drivers the plugin ships must be found even when DriverManager was initialised
     // before Kafka loaded the plugin in its own class loader.
     JdbcDrivers.registerVisibleTo(StorageBackend.class.getClassLoader());
-    Catalog catalog = buildCatalog(config, redactor);
+    ReencodedSegmentCache fetchCache = FetchCacheConfig.open(config, config.brokerId());
+    Catalog catalog = null;
     try {
+      catalog = buildCatalog(config, redactor);
       new StorageProbe(config, redactor, hadoopConf()).run();
     } catch (ConfigException e) {
-      closeCatalog(catalog, config, redactor);
+      if (catalog != null) {
+        closeCatalog(catalog, config, redactor);
+      }
+      fetchCache.close();
       throw e;
     }
-    StorageBackend backend = new StorageBackend(config, redactor, catalog);
+    StorageBackend backend = new StorageBackend(config, redactor, catalog, fetchCache);
     LOG.info(
         "Floe RSM on broker {} uses Iceberg catalog {}, namespace {}, retention mode {}",
         config.brokerId(),
@@ -139,6 +149,10 @@ final class StorageBackend implements AutoCloseable {
     } catch (LinkageError e) {
       return null; // no Hadoop on the classpath: only catalogs that need none will work
     }
+  }
+
+  ReencodedSegmentCache fetchCache() {
+    return fetchCache;
   }
 
   FloeRsmConfig config() {
@@ -197,6 +211,7 @@ final class StorageBackend implements AutoCloseable {
       maintenance.close(); // before the catalog it uses
     }
     openSegments.invalidateAll();
+    fetchCache.close();
     try {
       catalog.close();
     } catch (IOException | RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.floe.rsm.metrics;
 
+import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.maintenance.SnapshotExpiry;
 import io.floe.tier.TieredSegments.CopyResult;
 import java.lang.management.ManagementFactory;
@@ -10,10 +11,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
+import javax.management.NotCompliantMBeanException;
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,10 +124,12 @@ public final class FloeRsmMetrics implements AutoCloseable {
   private final Counter undecodablePayloads = new Counter();
 
   private final List<ObjectName> registered = new ArrayList<>();
+  private final int brokerId;
   private final TopicPayloadMetrics topicPayloads;
 
   /** Registers the MBeans; {@code brokerId} below 0 leaves the broker key out of the names. */
   public FloeRsmMetrics(int brokerId) {
+    this.brokerId = brokerId;
     this.topicPayloads = new TopicPayloadMetrics(brokerId, registered);
     Map<String, Object> beans = new LinkedHashMap<>();
     beans.put("CopyCount", copies);
@@ -150,6 +157,32 @@ public final class FloeRsmMetrics implements AutoCloseable {
     beans.put("TypedPayloads", typedPayloads);
     beans.put("InexactPayloads", inexactPayloads);
     beans.put("UndecodablePayloads", undecodablePayloads);
+    register(beans);
+  }
+
+  /**
+   * Adds the fetch cache's figures (hits, misses, segments and bytes held, evictions) as counters
+   * read from {@code stats} when JMX asks.
+   */
+  public void watchFetchCache(Supplier<ReencodedSegmentCache.Stats> stats) {
+    Map<String, Object> beans = new LinkedHashMap<>();
+    beans.put("FetchCacheHits", counter(() -> stats.get().hits()));
+    beans.put("FetchCacheMisses", counter(() -> stats.get().misses()));
+    beans.put("FetchCacheSegments", counter(() -> stats.get().segments()));
+    beans.put("FetchCacheBytes", counter(() -> stats.get().bytes()));
+    beans.put("FetchCacheEvictions", counter(() -> stats.get().evictions()));
+    register(beans);
+  }
+
+  private static Object counter(LongSupplier value) {
+    try {
+      return new StandardMBean((CounterMBean) value::getAsLong, CounterMBean.class);
+    } catch (NotCompliantMBeanException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void register(Map<String, Object> beans) {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     for (Map.Entry<String, Object> e : beans.entrySet()) {
       try {
