@@ -261,27 +261,41 @@ public final class FloeBench {
   }
 
   /**
-   * Fetches a whole segment as RemoteLogManager does: 1 MiB from the batch holding the next offset,
-   * then close.
+   * Fetches a whole segment as RemoteLogManager does: 1 MiB from the position of the next batch
+   * (more when one batch is larger), keeping the complete batches read, then close. Returns the
+   * bytes of the batches served.
    */
   static long catchUp(StoredSegment stored) throws Exception {
     BatchDirectory directory = stored.directory();
     long served = 0;
     int nextBatch = 0;
+    int want = FETCH_BYTES;
     while (nextBatch < directory.size()) {
-      long start = directory.encodedPosition(nextBatch);
       byte[] fetched;
-      try (InputStream in = stored.fetch(start)) {
-        fetched = in.readNBytes(FETCH_BYTES);
+      try (InputStream in = stored.fetch(directory.encodedPosition(nextBatch))) {
+        fetched = in.readNBytes(want);
       }
-      long end = start + fetched.length;
-      int first = nextBatch;
-      while (nextBatch < directory.size() && directory.encodedPosition(nextBatch + 1) <= end) {
-        served += directory.get(nextBatch++).encodedSize();
+      int complete = 0;
+      int batches = 0;
+      ByteBuffer view = ByteBuffer.wrap(fetched);
+      while (complete + 12 <= fetched.length) {
+        int size = 12 + view.getInt(complete + 8);
+        if (complete + size > fetched.length) {
+          break;
+        }
+        complete += size;
+        batches++;
       }
-      if (nextBatch == first) {
-        served += directory.get(nextBatch++).encodedSize();
+      if (batches == 0) {
+        if (fetched.length < want) {
+          throw new IllegalStateException("truncated batch at " + nextBatch);
+        }
+        want *= 2;
+        continue;
       }
+      served += complete;
+      nextBatch += batches;
+      want = FETCH_BYTES;
     }
     return served;
   }

@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.zip.CRC32C;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -177,10 +178,7 @@ public final class SegmentWriter {
         return;
       }
       List<KafkaRecord> batchRecords = batch.records();
-      ByteBuffer encoded = verifiedEncoding(batch, batchRecords);
-      entries.add(
-          new BatchDirectory.Entry(
-              header, batch.position(), encoded.remaining(), BatchHeader.crcOf(encoded), null));
+      entries.add(directoryEntry(batch, batchRecords));
       for (KafkaRecord record : batchRecords) {
         Record row = codec.toRow(partition, header, record);
         OpenFile file = fileFor(row);
@@ -232,8 +230,12 @@ public final class SegmentWriter {
       }
     }
 
-    /** The batch as a fetch will re-encode it, after checking that re-encoding loses nothing. */
-    private ByteBuffer verifiedEncoding(RecordBatch batch, List<KafkaRecord> batchRecords) {
+    /**
+     * The batch's directory entry, after checking that re-encoding loses nothing: its records
+     * re-encode to the same uncompressed bytes, and an uncompressed batch to the same batch. Only
+     * segments copied as V1 or V2 compress here, to learn the sizes their positions add up.
+     */
+    private BatchDirectory.Entry directoryEntry(RecordBatch batch, List<KafkaRecord> batchRecords) {
       BatchHeader header = batch.header();
       byte[] stored = batch.uncompressedRecordBytes();
       if (!Arrays.equals(BatchEncoder.encodeRecords(header, batchRecords), stored)) {
@@ -241,11 +243,18 @@ public final class SegmentWriter {
             batch,
             "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
       }
+      if (reencoding.positionsAreLowerBounds() && Reencoding.compresses(header)) {
+        CRC32C crc = new CRC32C();
+        crc.update(stored);
+        return new BatchDirectory.Entry(
+            header, batch.position(), Reencoding.LEAST_COMPRESSED_SIZE, (int) crc.getValue(), null);
+      }
       ByteBuffer encoded = BatchEncoder.encode(header, batchRecords.size(), stored, reencoding);
       if (header.compression() == Compression.NONE && !encoded.equals(batch.rawBytes())) {
         throw refuse(batch, "re-encoding does not give back the same bytes");
       }
-      return encoded;
+      return new BatchDirectory.Entry(
+          header, batch.position(), encoded.remaining(), BatchHeader.crcOf(encoded), null);
     }
 
     private SegmentFormatException refuse(RecordBatch batch, String why) {

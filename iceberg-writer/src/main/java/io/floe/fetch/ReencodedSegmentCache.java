@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * Whole re-encoded segments kept in files on local disk, so that a consumer replaying a range
  * another consumer read before is served at the speed of a file read instead of decoding Parquet
  * and compressing again. A segment enters the cache as a fetch re-encodes it from its first batch
- * to its last in order ({@link #beginFill}); only a complete stream of the size the segment's batch
- * directory gives is kept. Least recently used segments leave once the files pass the byte limit.
+ * to its last in order ({@link #beginFill}); only a complete stream is kept. Least recently used
+ * segments leave once the files pass the byte limit.
  *
  * <p>The files hold nothing that is not in the table: the folder is emptied of them at start and at
  * close, and any failure to write one only means that segment is not cached.
@@ -39,7 +39,10 @@ public final class ReencodedSegmentCache implements AutoCloseable {
 
   private final Path dir;
   private final long maxBytes;
-  private final LinkedHashMap<String, Long> cached = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** Per cached segment, where each batch starts in its file (and, last, the file's size). */
+  private final LinkedHashMap<String, long[]> cached = new LinkedHashMap<>(16, 0.75f, true);
+
   private final Map<String, Fill> filling = new HashMap<>();
   private long cachedBytes;
   private long hits;
@@ -86,16 +89,18 @@ public final class ReencodedSegmentCache implements AutoCloseable {
   }
 
   /**
-   * The cached segment from the batch at {@code position} on, or null when it is not cached (or its
-   * file is not the {@code size} bytes expected).
+   * The cached segment from batch {@code batch} on, or null when it is not cached (or its file is
+   * not the size it was written with).
    */
-  public InputStream open(String segmentId, long size, long position) {
+  public InputStream open(String segmentId, int batch) {
     if (!enabled()) {
       return null;
     }
     Path file;
+    long[] starts;
     synchronized (this) {
-      if (closed || cached.get(segmentId) == null) { // get, not containsKey: marks it used
+      starts = closed ? null : cached.get(segmentId); // get, not containsKey: marks it used
+      if (starts == null) {
         misses++;
         return null;
       }
@@ -105,10 +110,11 @@ public final class ReencodedSegmentCache implements AutoCloseable {
     FileChannel channel = null;
     try {
       channel = FileChannel.open(file, StandardOpenOption.READ);
+      long size = starts[starts.length - 1];
       if (channel.size() != size) {
         throw new IOException("holds " + channel.size() + " bytes, not " + size);
       }
-      channel.position(position);
+      channel.position(starts[Math.min(batch, starts.length - 1)]);
       return new BufferedInputStream(Channels.newInputStream(channel), READ_BUFFER_BYTES);
     } catch (IOException e) {
       closeQuietly(channel);
@@ -123,11 +129,12 @@ public final class ReencodedSegmentCache implements AutoCloseable {
   }
 
   /**
-   * Starts keeping the segment that a fetch is about to re-encode from its first batch, or returns
-   * null when it is already cached, another fetch is filling it, or it could never fit.
+   * Starts keeping the segment of {@code batches} batches (about {@code size} bytes) that a fetch
+   * is about to re-encode from its first batch, or returns null when it is already cached, another
+   * fetch is filling it, or it would not fit.
    */
-  public Fill beginFill(String segmentId, long size) {
-    if (!enabled() || size <= 0 || size > maxBytes) {
+  public Fill beginFill(String segmentId, int batches, long size) {
+    if (!enabled() || batches <= 0 || size > maxBytes) {
       return null;
     }
     synchronized (this) {
@@ -139,7 +146,7 @@ public final class ReencodedSegmentCache implements AutoCloseable {
         Fill fill =
             new Fill(
                 segmentId,
-                size,
+                batches,
                 partial,
                 FileChannel.open(
                     partial,
@@ -162,9 +169,9 @@ public final class ReencodedSegmentCache implements AutoCloseable {
     }
     Fill fill;
     synchronized (this) {
-      Long size = cached.remove(segmentId);
-      if (size != null) {
-        cachedBytes -= size;
+      long[] starts = cached.remove(segmentId);
+      if (starts != null) {
+        cachedBytes -= starts[starts.length - 1];
         deleteQuietly(segmentFile(segmentId));
       }
       fill = filling.remove(segmentId);
@@ -209,13 +216,13 @@ public final class ReencodedSegmentCache implements AutoCloseable {
     }
     filling.remove(fill.segmentId);
     Files.move(fill.partial, segmentFile(fill.segmentId), StandardCopyOption.ATOMIC_MOVE);
-    cached.put(fill.segmentId, fill.size);
-    cachedBytes += fill.size;
-    for (Iterator<Map.Entry<String, Long>> it = cached.entrySet().iterator();
+    cached.put(fill.segmentId, fill.starts);
+    cachedBytes += fill.written();
+    for (Iterator<Map.Entry<String, long[]>> it = cached.entrySet().iterator();
         cachedBytes > maxBytes && it.hasNext(); ) {
-      Map.Entry<String, Long> eldest = it.next();
+      Map.Entry<String, long[]> eldest = it.next();
       it.remove();
-      cachedBytes -= eldest.getValue();
+      cachedBytes -= eldest.getValue()[eldest.getValue().length - 1];
       evictions++;
       deleteQuietly(segmentFile(eldest.getKey()));
     }
@@ -268,22 +275,25 @@ public final class ReencodedSegmentCache implements AutoCloseable {
 
   /**
    * One segment being written as a fetch re-encodes it: batches must come in order from the first;
-   * once the last byte is in, the file joins the cache.
+   * once the last one is in, the file joins the cache.
    */
   public final class Fill {
     private final String segmentId;
-    private final long size;
+    private final long[] starts;
     private final Path partial;
     private final FileChannel channel;
     private int nextBatch;
-    private long written;
     private boolean finished;
 
-    private Fill(String segmentId, long size, Path partial, FileChannel channel) {
+    private Fill(String segmentId, int batches, Path partial, FileChannel channel) {
       this.segmentId = segmentId;
-      this.size = size;
+      this.starts = new long[batches + 1];
       this.partial = partial;
       this.channel = channel;
+    }
+
+    private long written() {
+      return starts[nextBatch];
     }
 
     /** Appends batch {@code index}; any other than the next one ends the fill. */
@@ -291,17 +301,18 @@ public final class ReencodedSegmentCache implements AutoCloseable {
       if (finished) {
         return;
       }
-      if (index != nextBatch || written + batch.remaining() > size) {
+      if (index != nextBatch || written() + batch.remaining() > maxBytes) {
         abandon();
         return;
       }
       try {
         ByteBuffer bytes = batch.duplicate();
+        long at = written();
         while (bytes.hasRemaining()) {
-          written += channel.write(bytes);
+          at += channel.write(bytes);
         }
-        nextBatch++;
-        if (written == size) {
+        starts[++nextBatch] = at;
+        if (nextBatch == starts.length - 1) {
           channel.close();
           admit(this);
           finished = true;

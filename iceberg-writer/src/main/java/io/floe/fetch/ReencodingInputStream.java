@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.zip.CRC32C;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
@@ -27,9 +28,11 @@ import org.apache.iceberg.parquet.Parquet;
 
 /**
  * The record batches of a segment from a position on, re-encoded from its data files and batch
- * directory, one batch at a time. Every re-encoded batch is checked against the size and CRC
- * recorded at copy time: the indexes served to the broker were derived from that layout, so a batch
- * that no longer re-encodes the same way fails the read instead of silently shifting positions.
+ * directory, one batch at a time. Every re-encoded batch is checked against what the copy recorded:
+ * its size and CRC where the indexes' positions are those of the re-encoded stream (so a batch that
+ * no longer re-encodes the same way fails the read instead of silently shifting positions), and
+ * from {@link Reencoding#V3} on, for a batch that re-encoding compresses, the CRC of its
+ * uncompressed records.
  */
 public final class ReencodingInputStream extends InputStream {
   private final BatchDirectory directory;
@@ -219,6 +222,22 @@ public final class ReencodingInputStream extends InputStream {
       } catch (UncheckedIOException e) {
         throw e.getCause();
       }
+    }
+    if (reencoding.positionsAreLowerBounds() && Reencoding.compresses(header)) {
+      byte[] plain = BatchEncoder.encodeRecords(header, records);
+      CRC32C recordsCrc = new CRC32C();
+      recordsCrc.update(plain);
+      if ((int) recordsCrc.getValue() != entry.encodedCrc()) {
+        throw new IOException(
+            "Batch at offset "
+                + header.baseOffset()
+                + " re-encodes records with CRC "
+                + Integer.toUnsignedString((int) recordsCrc.getValue())
+                + ", but was copied with records of CRC "
+                + Integer.toUnsignedString(entry.encodedCrc())
+                + ": the table no longer holds its records exactly");
+      }
+      return BatchEncoder.encode(header, records.size(), plain, reencoding);
     }
     ByteBuffer encoded = BatchEncoder.encode(header, records, reencoding);
     int crc = BatchHeader.crcOf(encoded);

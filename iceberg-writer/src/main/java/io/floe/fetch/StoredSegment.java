@@ -101,8 +101,7 @@ public final class StoredSegment implements AutoCloseable {
   public InputStream fetch(long position) {
     BatchDirectory directory = directory();
     int first = directory.indexAtOrAfter(position);
-    InputStream cached =
-        cache.open(manifest.segmentId(), directory.encodedSize(), directory.encodedPosition(first));
+    InputStream cached = cache.open(manifest.segmentId(), first);
     if (cached != null) {
       return cached;
     }
@@ -127,12 +126,28 @@ public final class StoredSegment implements AutoCloseable {
             position);
     if (first == 0) {
       ReencodedSegmentCache.Fill fill =
-          cache.beginFill(manifest.segmentId(), directory.encodedSize());
+          cache.beginFill(manifest.segmentId(), directory.size(), directory.encodedSize());
       if (fill != null) {
         stream.copyTo(fill);
       }
     }
     return new Lease(stream);
+  }
+
+  /**
+   * As {@link #fetch(long)}, ending at {@code endPosition} (inclusive): after the bytes up to it
+   * where positions are the served stream's, or after the last batch that starts at or before it
+   * where they are lower bounds ({@link Reencoding#positionsAreLowerBounds()}).
+   */
+  public InputStream fetch(long position, long endPosition) {
+    InputStream from = fetch(position);
+    if (!reencoding.positionsAreLowerBounds()) {
+      return RangeLimitedStream.bytes(from, Math.max(0, endPosition - position + 1));
+    }
+    BatchDirectory directory = directory();
+    int first = directory.indexAtOrAfter(position);
+    int end = directory.indexAtOrAfter(endPosition + 1);
+    return RangeLimitedStream.batches(from, Math.max(0, end - first));
   }
 
   /**

@@ -67,7 +67,10 @@ public final class BatchDirectory {
     return encodedPositions[index];
   }
 
-  /** Total size of the re-encoded segment in bytes. */
+  /**
+   * The position after the last batch: the size of the re-encoded segment where positions are the
+   * stream's (re-encoding V1 and V2), a lower bound of it from V3 on.
+   */
   public long encodedSize() {
     return encodedPositions[entries.size()];
   }
@@ -92,8 +95,8 @@ public final class BatchDirectory {
 
   /**
    * A Kafka offset index (entries of relative offset and position, 8 bytes each, big endian) over
-   * the re-encoded layout, built the way a broker builds one: an entry for a batch once more than
-   * {@code intervalBytes} were written since the previous entry.
+   * the directory's positions, spaced the way the broker spaced its own: an entry for a batch once
+   * more than {@code intervalBytes} of the original segment were written since the previous entry.
    */
   public ByteBuffer offsetIndex(long segmentBaseOffset, int intervalBytes) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -108,7 +111,7 @@ public final class BatchDirectory {
         out.write(entry.array(), 0, 8);
         sinceLastEntry = 0;
       }
-      sinceLastEntry += entries.get(i).encodedSize();
+      sinceLastEntry += h.sizeInBytes();
     }
     return ByteBuffer.wrap(out.toByteArray());
   }
@@ -135,7 +138,7 @@ public final class BatchDirectory {
         maxTimestamp = e.header().maxTimestamp();
         offsetOfMax = e.header().lastOffset();
       }
-      sinceLastEntry += e.encodedSize();
+      sinceLastEntry += e.header().sizeInBytes();
     }
     if (offsetOfMax >= 0 && maxTimestamp > lastWritten) {
       writeTimeEntry(out, entry, maxTimestamp, offsetOfMax - segmentBaseOffset);

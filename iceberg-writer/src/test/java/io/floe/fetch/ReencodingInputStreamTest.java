@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.format.BatchHeader;
 import io.floe.format.RecordBatch;
+import io.floe.format.Reencoding;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.SegmentManifest;
 import io.floe.testing.Batches;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import java.util.zip.CRC32C;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +51,9 @@ class ReencodingInputStreamTest {
   private static BatchDirectory directory;
   private static byte[] full;
 
+  /** Where each batch starts in {@link #full}, the served stream (and, last, its length). */
+  private static long[] starts;
+
   @BeforeAll
   static void copyOneSegment() throws Exception {
     log =
@@ -65,6 +70,12 @@ class ReencodingInputStreamTest {
     try (InputStream in = stream(0)) {
       full = in.readAllBytes();
     }
+    starts = new long[directory.size() + 1];
+    ByteBuffer b = ByteBuffer.wrap(full);
+    for (int i = 0; i < directory.size(); i++) {
+      starts[i + 1] = starts[i] + BatchHeader.LOG_OVERHEAD + b.getInt((int) starts[i] + 8);
+    }
+    assertThat(starts[directory.size()]).isEqualTo(full.length);
   }
 
   @AfterAll
@@ -82,21 +93,44 @@ class ReencodingInputStreamTest {
         table.io(), table.schema(), dataFiles, batches, manifest.reencoding(), position);
   }
 
+  /** The served bytes from the batch at or after {@code position} (a directory position) on. */
   private static byte[] from(long position) {
-    return Arrays.copyOfRange(full, Math.toIntExact(position), full.length);
+    return Arrays.copyOfRange(
+        full, Math.toIntExact(starts[directory.indexAtOrAfter(position)]), full.length);
   }
 
   @Test
-  void fromTheStartItServesTheCopiedSegmentInTheDirectorysLayout() throws IOException {
+  void fromTheStartItServesTheCopiedSegmentAsTheDirectoryRecordsIt() throws IOException {
     assertThat(directory.size()).isGreaterThan(300);
-    assertThat((long) full.length).isEqualTo(directory.encodedSize());
-    Batches.assertSameBatches(Batches.read(log), Batches.read(new ByteArrayInputStream(full)));
+    assertThat(manifest.reencoding()).isEqualTo(Reencoding.CURRENT);
+    List<RecordBatch> original = Batches.read(log);
+    Batches.assertSameBatches(original, Batches.read(new ByteArrayInputStream(full)));
+    int compressed = 0;
+    List<Long> positions = Batches.lowerBoundPositions(original);
     for (int i = 0; i < directory.size(); i++) {
-      ByteBuffer batch = ByteBuffer.wrap(full).position((int) directory.encodedPosition(i));
-      assertThat(BatchHeader.crcOf(batch))
-          .as("CRC field of batch %d", i)
-          .isEqualTo(directory.get(i).encodedCrc());
+      BatchDirectory.Entry entry = directory.get(i);
+      assertThat(directory.encodedPosition(i))
+          .as("batch %d at its lower-bound position", i)
+          .isEqualTo(positions.get(i))
+          .isLessThanOrEqualTo(starts[i]);
+      ByteBuffer batch = ByteBuffer.wrap(full).position((int) starts[i]);
+      if (Reencoding.compresses(entry.header())) {
+        compressed++;
+        assertThat(entry.encodedSize()).isEqualTo(61);
+        CRC32C crc = new CRC32C();
+        crc.update(original.get(i).uncompressedRecordBytes());
+        assertThat((int) crc.getValue())
+            .as("CRC of batch %d's records", i)
+            .isEqualTo(entry.encodedCrc());
+      } else {
+        assertThat(starts[i + 1] - starts[i]).isEqualTo(entry.encodedSize());
+        assertThat(BatchHeader.crcOf(batch))
+            .as("CRC field of batch %d", i)
+            .isEqualTo(entry.encodedCrc());
+      }
     }
+    assertThat(compressed).isBetween(1, directory.size() - 1);
+    assertThat(directory.encodedSize()).isEqualTo(positions.get(directory.size()));
   }
 
   @Test
@@ -132,9 +166,10 @@ class ReencodingInputStreamTest {
 
   @Test
   void repositionAtTheNextBatchContinuesTheStream() throws IOException {
-    long next = directory.encodedPosition(directory.size() / 2);
+    int k = directory.size() / 2;
+    long next = directory.encodedPosition(k);
     try (ReencodingInputStream in = stream(0)) {
-      assertThat(in.readNBytes((int) next)).isEqualTo(Arrays.copyOf(full, (int) next));
+      assertThat(in.readNBytes((int) starts[k])).isEqualTo(Arrays.copyOf(full, (int) starts[k]));
 
       assertThat(in.reposition(next)).isTrue();
       assertThat(in.readAllBytes()).isEqualTo(from(next));
@@ -146,12 +181,12 @@ class ReencodingInputStreamTest {
     int k = directory.size() / 2;
     long start = directory.encodedPosition(k);
     try (ReencodingInputStream in = stream(0)) {
-      in.readNBytes((int) start + 5);
+      in.readNBytes((int) starts[k] + 5);
       assertThat(in.reposition(start)).isTrue();
       assertThat(in.readAllBytes()).isEqualTo(from(start));
     }
     try (ReencodingInputStream in = stream(0)) {
-      in.readNBytes((int) start + 5);
+      in.readNBytes((int) starts[k] + 5);
       assertThat(in.reposition(start + 1)).isTrue();
       assertThat(in.readAllBytes()).isEqualTo(from(directory.encodedPosition(k + 1)));
     }
@@ -160,13 +195,13 @@ class ReencodingInputStreamTest {
   @Test
   void repositionFurtherBackOrAheadIsRefusedAndLeavesTheStreamAsItWas() throws IOException {
     int k = directory.size() / 2;
-    long read = directory.encodedPosition(k) + 5;
+    long read = starts[k] + 5;
     ReencodingInputStream in = stream(0);
     in.readNBytes((int) read);
 
     assertThat(in.reposition(directory.encodedPosition(k - 2))).isFalse();
     assertThat(in.reposition(directory.encodedPosition(k + 3))).isFalse();
-    assertThat(in.readAllBytes()).isEqualTo(from(read));
+    assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(full, (int) read, full.length));
 
     in.close();
     assertThat(in.reposition(directory.encodedSize())).as("once closed").isFalse();
@@ -174,7 +209,7 @@ class ReencodingInputStreamTest {
 
   @Test
   void aBatchThatDoesNotReencodeAsCopiedFailsTheReadBeforeAnyOfItsBytes() {
-    int j = dataBatchAtOrAfter(directory.size() / 2);
+    int j = dataBatchAtOrAfter(directory.size() / 2, false);
     BatchHeader header = directory.get(j).header();
     BatchDirectory wrongCrc = replace(j, e -> withLayout(e, e.encodedSize(), ~e.encodedCrc()));
 
@@ -185,7 +220,7 @@ class ReencodingInputStreamTest {
         .hasMessageContaining("would not match the stream");
     assertThat(served.toByteArray())
         .as("every batch before it, none of it")
-        .isEqualTo(Arrays.copyOf(full, (int) directory.encodedPosition(j)));
+        .isEqualTo(Arrays.copyOf(full, (int) starts[j]));
 
     BatchDirectory wrongSize = replace(j, e -> withLayout(e, e.encodedSize() + 1, e.encodedCrc()));
     assertThatThrownBy(
@@ -198,8 +233,24 @@ class ReencodingInputStreamTest {
   }
 
   @Test
+  void aCompressedBatchWhoseRecordsDoNotReencodeAsCopiedFailsTheReadBeforeAnyOfItsBytes() {
+    int j = dataBatchAtOrAfter(directory.size() / 2, true);
+    BatchHeader header = directory.get(j).header();
+    BatchDirectory wrongCrc = replace(j, e -> withLayout(e, e.encodedSize(), ~e.encodedCrc()));
+
+    ByteArrayOutputStream served = new ByteArrayOutputStream();
+    assertThatThrownBy(() -> readInto(stream(wrongCrc, manifest.dataFiles(), 0), served))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("Batch at offset " + header.baseOffset())
+        .hasMessageContaining("no longer holds its records exactly");
+    assertThat(served.toByteArray())
+        .as("every batch before it, none of it")
+        .isEqualTo(Arrays.copyOf(full, (int) starts[j]));
+  }
+
+  @Test
   void missingRowsFailTheReadLoudly() {
-    int j = dataBatchAtOrAfter(0);
+    int j = Math.min(dataBatchAtOrAfter(0, false), dataBatchAtOrAfter(0, true));
     assertThatThrownBy(() -> readInto(stream(directory, List.of(), 0), new ByteArrayOutputStream()))
         .isInstanceOf(IOException.class)
         .hasMessageContaining(
@@ -226,10 +277,16 @@ class ReencodingInputStreamTest {
     }
   }
 
-  /** The first batch from {@code index} on that holds rows (neither a control nor an empty one). */
-  private static int dataBatchAtOrAfter(int index) {
+  /**
+   * The first batch from {@code index} on that holds rows (neither a control nor an empty one),
+   * compressed or not.
+   */
+  private static int dataBatchAtOrAfter(int index, boolean compressed) {
     for (int i = index; i < directory.size(); i++) {
-      if (!directory.get(i).isControl() && directory.get(i).header().recordCount() > 0) {
+      BatchHeader header = directory.get(i).header();
+      if (!directory.get(i).isControl()
+          && header.recordCount() > 0
+          && Reencoding.compresses(header) == compressed) {
         return i;
       }
     }

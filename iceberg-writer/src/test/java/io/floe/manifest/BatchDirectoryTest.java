@@ -11,16 +11,17 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The batch directory: positions in the re-encoded layout, the offset and time indexes derived from
- * it as a broker derives them, and its stored bytes.
+ * The batch directory: positions as the encoded sizes add up, the offset and time indexes derived
+ * from it as a broker derives them (spaced by the original batches' sizes), and its stored bytes.
  */
 class BatchDirectoryTest {
   private static final long BASE = 100;
 
-  private static BatchHeader header(long baseOffset, int lastOffsetDelta, long maxTimestamp) {
+  private static BatchHeader header(
+      long baseOffset, int lastOffsetDelta, long maxTimestamp, int sizeInBytes) {
     return new BatchHeader(
         baseOffset,
-        500,
+        sizeInBytes - BatchHeader.LOG_OVERHEAD,
         3,
         (byte) 2,
         0x0BADCAFE,
@@ -34,10 +35,16 @@ class BatchDirectoryTest {
         lastOffsetDelta + 1);
   }
 
+  /** A batch whose original size is its encoded size. */
   private static BatchDirectory.Entry entry(
       long baseOffset, int lastOffsetDelta, long maxTimestamp, int encodedSize) {
+    return entry(baseOffset, lastOffsetDelta, maxTimestamp, encodedSize, encodedSize);
+  }
+
+  private static BatchDirectory.Entry entry(
+      long baseOffset, int lastOffsetDelta, long maxTimestamp, int originalSize, int encodedSize) {
     return new BatchDirectory.Entry(
-        header(baseOffset, lastOffsetDelta, maxTimestamp),
+        header(baseOffset, lastOffsetDelta, maxTimestamp, originalSize),
         baseOffset * 10,
         encodedSize,
         (int) baseOffset * 31,
@@ -127,6 +134,25 @@ class BatchDirectoryTest {
     assertThat(offsetIndex(directory.offsetIndex(BASE, 5000)))
         .as("exactly an interval (5000 before the third batch) is not more than one")
         .containsExactly(new long[] {119 - BASE, 5100});
+  }
+
+  @Test
+  void indexEntriesAreSpacedByTheOriginalSizesAndPlacedAtTheDirectorysPositions() {
+    // Compressed batches as V3 records them: 61 bytes each in the positions, 3000 in the segment.
+    BatchDirectory directory =
+        new BatchDirectory(
+            List.of(
+                entry(100, 4, 1000, 3000, 61),
+                entry(105, 4, 1100, 3000, 61),
+                entry(110, 4, 1200, 3000, 61),
+                entry(115, 4, 1300, 3000, 61)));
+
+    assertThat(directory.encodedSize()).isEqualTo(4 * 61);
+    assertThat(offsetIndex(directory.offsetIndex(BASE, 4096)))
+        .as("6000 original bytes before the third batch, 6000 more before none")
+        .containsExactly(new long[] {114 - BASE, 122});
+    assertThat(timeIndex(directory.timeIndex(BASE, 4096)))
+        .containsExactly(new long[] {1100, 109 - BASE}, new long[] {1300, 119 - BASE});
   }
 
   @Test

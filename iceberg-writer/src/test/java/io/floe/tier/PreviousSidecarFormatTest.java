@@ -3,11 +3,13 @@ package io.floe.tier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.commit.SegmentCommitter;
 import io.floe.copy.AbortedTransaction;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.OffsetRange;
 import io.floe.format.RecordBatch;
 import io.floe.format.Reencoding;
+import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.SegmentManifest;
 import io.floe.manifest.Sidecar;
 import io.floe.manifest.Sidecar.Section;
@@ -68,7 +70,7 @@ class PreviousSidecarFormatTest {
 
     try (TableFixture fx = new TableFixture(dir, storage)) {
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, PARTITION, BASE, "written-before");
-      fx.segments.copy(key, files);
+      asAnEarlierFloe(fx).copy(key, files);
       Table table = fx.table(TOPIC, TOPIC_ID);
       String location = key.sidecarLocation(table.location());
       byte[] copied = SidecarObjects.read(table.io(), location);
@@ -118,7 +120,7 @@ class PreviousSidecarFormatTest {
         SegmentGenerator.seeded(78).startOffset(BASE).randomMix(120).writeTo(dir.resolve("s"));
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, PARTITION, BASE, "minimal-before");
-      fx.segments.copy(key, SegmentFiles.of(log, BASE));
+      asAnEarlierFloe(fx).copy(key, SegmentFiles.of(log, BASE));
       Table table = fx.table(TOPIC, TOPIC_ID);
       String location = key.sidecarLocation(table.location());
       byte[] copied = SidecarObjects.read(table.io(), location);
@@ -154,6 +156,15 @@ class PreviousSidecarFormatTest {
    * order, the data files one per line, and the directory and offset index sections as the copy
    * wrote them (their own formats are unchanged and tested by BatchDirectoryTest).
    */
+  /** Copies as the earlier Floe did: re-encoding V2, the last version whose sidecars it read. */
+  private static TieredSegments asAnEarlierFloe(TableFixture fx) {
+    return new TieredSegments(
+        fx.tables,
+        new SegmentCommitter(),
+        BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
+        Reencoding.V2);
+  }
+
   private static Sidecar.Builder previousFloeSidecar(
       SegmentKey key, long lastOffset, Sidecar asCopied) {
     Map<String, String> properties = new LinkedHashMap<>();

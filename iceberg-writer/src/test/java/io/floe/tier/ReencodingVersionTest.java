@@ -72,20 +72,115 @@ class ReencodingVersionTest {
               Reencoding.V1);
       SegmentKey old = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "copied-by-v1");
       v1.copy(old, SegmentFiles.of(log, 0));
-      SegmentKey current = new SegmentKey(TOPIC, TOPIC_ID, 1, 0, "copied-now");
+      SegmentKey v2Key = new SegmentKey(TOPIC, TOPIC_ID, 1, 0, "copied-by-v2");
+      copier(fx, Reencoding.V2).copy(v2Key, SegmentFiles.of(log, 0));
+      SegmentKey current = new SegmentKey(TOPIC, TOPIC_ID, 2, 0, "copied-now");
       fx.segments.copy(current, SegmentFiles.of(log, 0));
 
       StoredSegment oldSegment = fx.segments.open(old);
+      StoredSegment v2Segment = fx.segments.open(v2Key);
       StoredSegment newSegment = fx.segments.open(current);
       assertThat(oldSegment.reencoding()).isEqualTo(Reencoding.V1);
-      assertThat(newSegment.reencoding()).isEqualTo(Reencoding.CURRENT);
-      assertThat(newSegment.directory().encodedSize())
-          .as("zstd batches re-encode to other bytes under the current version")
+      assertThat(v2Segment.reencoding()).isEqualTo(Reencoding.V2);
+      assertThat(newSegment.reencoding()).isEqualTo(Reencoding.CURRENT).isEqualTo(Reencoding.V3);
+      assertThat(v2Segment.directory().encodedSize())
+          .as("zstd batches re-encode to other bytes under V2")
           .isNotEqualTo(oldSegment.directory().encodedSize());
-      fx.assertServesExactly(old, log);
-      fx.assertServesExactly(current, log);
+      for (StoredSegment segment : List.of(oldSegment, v2Segment, newSegment)) {
+        fx.assertServesExactly(
+            new SegmentKey(
+                TOPIC, TOPIC_ID, segment.manifest().partition(), 0, segment.manifest().segmentId()),
+            log);
+        assertEveryPositionStartsItsBatch(segment);
+      }
       assertServedLayoutMatchesDirectory(oldSegment);
-      assertServedLayoutMatchesDirectory(newSegment);
+      assertServedLayoutMatchesDirectory(v2Segment);
+      List<Long> positions = Batches.lowerBoundPositions(Batches.read(log));
+      for (int i = 0; i < newSegment.directory().size(); i++) {
+        assertThat(newSegment.directory().encodedPosition(i))
+            .as("V3: batch %d at its lower-bound position", i)
+            .isEqualTo(positions.get(i));
+      }
+    }
+  }
+
+  @Test
+  void aV2SegmentLabelledV3FailsTheFetchLoudly() throws Exception {
+    Path log = segment();
+    try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "v2-as-v3");
+      copier(fx, Reencoding.V2).copy(key, SegmentFiles.of(log, 0));
+      rewriteProperties(
+          fx,
+          key,
+          p -> {
+            p.put(ENCODING_VERSION_KEY, "3");
+            return p;
+          });
+      StoredSegment segment = fx.segments.open(key);
+      assertThat(segment.reencoding()).isEqualTo(Reencoding.V3);
+      assertThatThrownBy(
+              () -> {
+                try (InputStream in = segment.fetch(0)) {
+                  in.readAllBytes();
+                }
+              })
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("no longer holds its records exactly");
+    }
+  }
+
+  @Test
+  void aBoundedFetchEndsAfterItsBytesForV2AndAfterWholeBatchesForV3() throws Exception {
+    Path log = segment();
+    try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
+      SegmentKey v2Key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "bounded-v2");
+      copier(fx, Reencoding.V2).copy(v2Key, SegmentFiles.of(log, 0));
+      SegmentKey v3Key = new SegmentKey(TOPIC, TOPIC_ID, 1, 0, "bounded-v3");
+      fx.segments.copy(v3Key, SegmentFiles.of(log, 0));
+      StoredSegment v2 = fx.segments.open(v2Key);
+      StoredSegment v3 = fx.segments.open(v3Key);
+      byte[] v2Full = v2.fetch(0).readAllBytes();
+      byte[] v3Full = v3.fetch(0).readAllBytes();
+
+      assertThat(v2.fetch(10, 109).readAllBytes())
+          .isEqualTo(
+              java.util.Arrays.copyOfRange(
+                  v2Full,
+                  (int) v2.directory().encodedPosition(1),
+                  (int) v2.directory().encodedPosition(1)
+                      + 100)); // 10 is inside batch 0: from batch 1
+      BatchDirectory directory = v3.directory();
+      long second = directory.encodedPosition(1);
+      List<RecordBatch> served = Batches.read(new java.io.ByteArrayInputStream(v3Full));
+      int secondServed = served.get(0).header().sizeInBytes();
+      int thirdServed = secondServed + served.get(1).header().sizeInBytes();
+      assertThat(v3.fetch(0, second - 1).readAllBytes())
+          .as("only batch 0 starts at or before the end")
+          .isEqualTo(java.util.Arrays.copyOf(v3Full, secondServed));
+      assertThat(v3.fetch(0, second).readAllBytes())
+          .as("batch 1 starts at the end: it is served whole")
+          .isEqualTo(java.util.Arrays.copyOf(v3Full, thirdServed));
+      assertThat(v3.fetch(second, directory.encodedSize() + 100).readAllBytes())
+          .isEqualTo(java.util.Arrays.copyOfRange(v3Full, secondServed, v3Full.length));
+      assertThat(v3.fetch(directory.encodedSize(), directory.encodedSize() + 10).read())
+          .isEqualTo(-1);
+    }
+  }
+
+  private static TieredSegments copier(TableFixture fx, Reencoding reencoding) {
+    return new TieredSegments(
+        fx.tables, new SegmentCommitter(), BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES, reencoding);
+  }
+
+  /** Fetching from each batch's directory position serves that batch first. */
+  private static void assertEveryPositionStartsItsBatch(StoredSegment segment) throws IOException {
+    BatchDirectory directory = segment.directory();
+    for (int i = 0; i < directory.size(); i++) {
+      try (InputStream in = segment.fetch(directory.encodedPosition(i))) {
+        RecordBatch first = Batches.read(in).get(0);
+        assertThat(first.header().baseOffset()).isEqualTo(directory.get(i).header().baseOffset());
+      }
     }
   }
 

@@ -107,7 +107,7 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
   @Override
   public InputStream fetchLogSegment(RemoteLogSegmentMetadata metadata, int startPosition)
       throws RemoteStorageException {
-    return fetch(metadata, startPosition, Long.MAX_VALUE);
+    return fetch(metadata, startPosition, -1);
   }
 
   @Override
@@ -118,10 +118,11 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
       throw new IllegalArgumentException(
           "End position " + endPosition + " is before start position " + startPosition);
     }
-    return fetch(metadata, startPosition, (long) endPosition - startPosition + 1);
+    return fetch(metadata, startPosition, endPosition);
   }
 
-  private InputStream fetch(RemoteLogSegmentMetadata metadata, int startPosition, long limit)
+  /** Fetches from {@code startPosition} to the end, or to {@code endPosition} unless it is -1. */
+  private InputStream fetch(RemoteLogSegmentMetadata metadata, int startPosition, int endPosition)
       throws RemoteStorageException {
     ensureConfigured();
     if (startPosition < 0) {
@@ -135,9 +136,12 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
               null,
               call,
               OPENING + " and positioning its reader",
-              steps -> open(metadata).fetch(startPosition));
+              steps ->
+                  endPosition < 0
+                      ? open(metadata).fetch(startPosition)
+                      : open(metadata).fetch(startPosition, endPosition));
       metrics.recordFetch(System.nanoTime() - start);
-      return Streams.segment(source, limit, metrics::recordFetchBytes);
+      return Streams.segment(source, metrics::recordFetchBytes);
     } catch (CallCancelledException e) {
       throw errors.cancelled(call, e);
     } catch (Exception e) {

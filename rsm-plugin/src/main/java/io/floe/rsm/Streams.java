@@ -47,13 +47,12 @@ final class Streams {
   }
 
   /**
-   * Wraps a segment stream: reads at most {@code limit} bytes, counts the bytes read, and closes
-   * the source quietly, also after a failed or interrupted read. (FloeRemoteStorageManager runs the
-   * reads with the plugin's class loader.)
+   * Wraps a segment stream: counts the bytes read, and closes the source quietly, also after a
+   * failed or interrupted read. (FloeRemoteStorageManager runs the reads with the plugin's class
+   * loader.)
    */
-  static InputStream segment(InputStream source, long limit, LongConsumer bytesRead) {
+  static InputStream segment(InputStream source, LongConsumer bytesRead) {
     return new FilterInputStream(source) {
-      private long remaining = limit;
       private boolean closed;
 
       @Override
@@ -71,14 +70,9 @@ final class Streams {
         if (len == 0) {
           return 0;
         }
-        if (remaining <= 0) {
-          return -1;
-        }
-        int want = (int) Math.min(len, remaining);
         try {
-          int n = in.read(b, off, want);
+          int n = in.read(b, off, len);
           if (n > 0) {
-            remaining -= n;
             bytesRead.accept(n);
           }
           return n;
@@ -104,7 +98,7 @@ final class Streams {
 
       @Override
       public int available() throws IOException {
-        return closed ? 0 : (int) Math.min(in.available(), remaining);
+        return closed ? 0 : in.available();
       }
 
       @Override

@@ -153,18 +153,28 @@ class IcebergRemoteStorageManagerTest {
       Batches.assertSameBatch(expected.get(i), actual.get(i));
     }
 
-    // Bounded fetch: endPosition is inclusive
-    byte[] prefix = readAll(rsm.fetchLogSegment(s.metadata(), 0, 99));
-    assertThat(prefix).isEqualTo(Arrays.copyOf(full, 100));
+    // Positions are lower bounds of the stream's (a compressed batch counts its header only); a
+    // bounded fetch serves the whole batches that start up to endPosition (inclusive)
+    List<Long> positions = Batches.lowerBoundPositions(expected);
+    int third = positions.get(2).intValue();
+    assertThat(third).isPositive();
+    assertThat(readAll(rsm.fetchLogSegment(s.metadata(), 0, third)))
+        .isEqualTo(Arrays.copyOf(full, servedStart(full, 3)));
+    assertThat(readAll(rsm.fetchLogSegment(s.metadata(), 0, third - 1)))
+        .isEqualTo(Arrays.copyOf(full, servedStart(full, 2)));
+    assertThat(readAll(rsm.fetchLogSegment(s.metadata(), 1, third)))
+        .isEqualTo(Arrays.copyOfRange(full, servedStart(full, 1), servedStart(full, 3)));
 
-    // Every position of the served offset index starts a batch of the served stream
+    // Every position of the served offset index is a batch's, and starts that batch
     ByteBuffer index = ByteBuffer.wrap(readAll(rsm.fetchIndex(s.metadata(), IndexType.OFFSET)));
     assertThat(index.remaining()).isPositive().isEqualTo(index.remaining() / 8 * 8);
     while (index.hasRemaining()) {
       index.getInt(); // relative offset
       int position = index.getInt();
+      int batch = positions.indexOf((long) position);
+      assertThat(batch).as("position %d starts a batch", position).isNotNegative();
       byte[] tail = readAll(rsm.fetchLogSegment(s.metadata(), position));
-      assertThat(tail).isEqualTo(Arrays.copyOfRange(full, position, full.length));
+      assertThat(tail).isEqualTo(Arrays.copyOfRange(full, servedStart(full, batch), full.length));
     }
 
     assertThat(readAll(rsm.fetchIndex(s.metadata(), IndexType.TIMESTAMP))).isNotNull();
@@ -397,5 +407,14 @@ class IcebergRemoteStorageManagerTest {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.getName().equals("floe-table-maintenance-7") && t.isAlive())
         .toList();
+  }
+
+  /** Where batch {@code batch} starts in a served stream. */
+  private static int servedStart(byte[] stream, int batch) {
+    int at = 0;
+    for (int i = 0; i < batch; i++) {
+      at += 12 + ByteBuffer.wrap(stream).getInt(at + 8);
+    }
+    return at;
   }
 }

@@ -2,6 +2,7 @@ package io.floe.rsm.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.maintenance.SnapshotExpiry;
 import io.floe.rows.PayloadCounts;
 import io.floe.tier.TieredSegments.CopyResult;
@@ -82,6 +83,24 @@ class FloeRsmMetricsTest {
       assertThat(attribute("DeleteErrors", "Count")).isEqualTo(1L);
       assertThat(attribute("CopyLatency", "MeanMs")).isEqualTo(0.0);
     }
+  }
+
+  @Test
+  void theFetchCacheFiguresAreReadWhenJmxAsks() throws Exception {
+    ReencodedSegmentCache.Stats[] now = {new ReencodedSegmentCache.Stats(0, 0, 0, 0, 0)};
+    try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
+      metrics.watchFetchCache(() -> now[0]);
+      assertThat(attribute("FetchCacheHits", "Count")).isEqualTo(0L);
+      now[0] = new ReencodedSegmentCache.Stats(7, 3, 2, 4096, 1);
+      assertThat(attribute("FetchCacheHits", "Count")).isEqualTo(7L);
+      assertThat(attribute("FetchCacheMisses", "Count")).isEqualTo(3L);
+      assertThat(attribute("FetchCacheSegments", "Count")).isEqualTo(2L);
+      assertThat(attribute("FetchCacheBytes", "Count")).isEqualTo(4096L);
+      assertThat(attribute("FetchCacheEvictions", "Count")).isEqualTo(1L);
+    }
+    assertThat(jmx.isRegistered(FloeRsmMetrics.objectName(BROKER, "FetchCacheHits")))
+        .as("unregistered on close")
+        .isFalse();
   }
 
   @Test
