@@ -34,9 +34,12 @@ class FetchCacheTest {
       TieredTopic topic = TieredTopic.create(cluster, admin, "replayed.events");
       long produced = topic.produceAndRoll(250);
       topic.awaitTieredThrough(produced);
+      topic.awaitLocalLogStartPast(produced); // every read below goes to the plugin
 
       long hitsBefore = floeMetric("FetchCacheHits");
+      long fetches = floeMetric("FetchCount");
       List<TieredTopic.Row> first = topic.consume(0, produced);
+      assertThat(floeMetric("FetchCount")).as("remote fetches").isGreaterThan(fetches);
       assertThat(first).extracting(TieredTopic.Row::offset).startsWith(0L).endsWith(produced);
       assertThat(floeMetric("FetchCacheSegments"))
           .as("segments read from their first batch to their last are cached")
