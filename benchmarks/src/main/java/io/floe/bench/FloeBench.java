@@ -114,6 +114,9 @@ public final class FloeBench {
               });
       // Floe copy.
       SegmentKey key = new SegmentKey("bench-" + w.name(), "bench-id", 0, 0, "s-" + w.name());
+      // The topic's table exists before the measured copy, as it does for every segment of a topic
+      // but its first.
+      segments.tables().forCopy(key.topic(), key.topicId());
       PeakHeap peak = PeakHeap.start();
       Measured floe = measure(() -> segments.copy(key, SegmentFiles.of(log, 0)));
       long peakHeap = peak.stop();
