@@ -210,17 +210,7 @@ class ReencodingInputStreamTest {
   @Test
   void aBatchThatDoesNotReencodeAsCopiedFailsTheReadBeforeAnyOfItsBytes() {
     int j = dataBatchAtOrAfter(directory.size() / 2, false);
-    BatchHeader header = directory.get(j).header();
-    BatchDirectory wrongCrc = replace(j, e -> withLayout(e, e.encodedSize(), ~e.encodedCrc()));
-
-    ByteArrayOutputStream served = new ByteArrayOutputStream();
-    assertThatThrownBy(() -> readInto(stream(wrongCrc, manifest.dataFiles(), 0), served))
-        .isInstanceOf(IOException.class)
-        .hasMessageContaining("Batch at offset " + header.baseOffset())
-        .hasMessageContaining("would not match the stream");
-    assertThat(served.toByteArray())
-        .as("every batch before it, none of it")
-        .isEqualTo(Arrays.copyOf(full, (int) starts[j]));
+    assertAWrongCrcFailsTheReadBeforeTheBatch(j, "would not match the stream");
 
     BatchDirectory wrongSize = replace(j, e -> withLayout(e, e.encodedSize() + 1, e.encodedCrc()));
     assertThatThrownBy(
@@ -235,14 +225,18 @@ class ReencodingInputStreamTest {
   @Test
   void aCompressedBatchWhoseRecordsDoNotReencodeAsCopiedFailsTheReadBeforeAnyOfItsBytes() {
     int j = dataBatchAtOrAfter(directory.size() / 2, true);
+    assertAWrongCrcFailsTheReadBeforeTheBatch(j, "no longer holds its records exactly");
+  }
+
+  /** With batch {@code j}'s recorded CRC wrong, a read serves every batch before it, none of it. */
+  private static void assertAWrongCrcFailsTheReadBeforeTheBatch(int j, String message) {
     BatchHeader header = directory.get(j).header();
     BatchDirectory wrongCrc = replace(j, e -> withLayout(e, e.encodedSize(), ~e.encodedCrc()));
-
     ByteArrayOutputStream served = new ByteArrayOutputStream();
     assertThatThrownBy(() -> readInto(stream(wrongCrc, manifest.dataFiles(), 0), served))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("Batch at offset " + header.baseOffset())
-        .hasMessageContaining("no longer holds its records exactly");
+        .hasMessageContaining(message);
     assertThat(served.toByteArray())
         .as("every batch before it, none of it")
         .isEqualTo(Arrays.copyOf(full, (int) starts[j]));

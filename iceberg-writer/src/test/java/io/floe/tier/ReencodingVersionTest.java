@@ -110,24 +110,30 @@ class ReencodingVersionTest {
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "v2-as-v3");
       copier(fx, Reencoding.V2).copy(key, SegmentFiles.of(log, 0));
-      rewriteProperties(
-          fx,
-          key,
-          p -> {
-            p.put(ENCODING_VERSION_KEY, "3");
-            return p;
-          });
-      StoredSegment segment = fx.segments.open(key);
-      assertThat(segment.reencoding()).isEqualTo(Reencoding.V3);
-      assertThatThrownBy(
-              () -> {
-                try (InputStream in = segment.fetch(0)) {
-                  in.readAllBytes();
-                }
-              })
-          .isInstanceOf(IOException.class)
-          .hasMessageContaining("no longer holds its records exactly");
+      assertFetchFailsLabelled(fx, key, Reencoding.V3, "no longer holds its records exactly");
     }
+  }
+
+  /** Relabels a copied segment's re-encoding version: its fetch fails with {@code message}. */
+  private static void assertFetchFailsLabelled(
+      TableFixture fx, SegmentKey key, Reencoding label, String message) throws IOException {
+    rewriteProperties(
+        fx,
+        key,
+        p -> {
+          p.put(ENCODING_VERSION_KEY, Integer.toString(label.version()));
+          return p;
+        });
+    StoredSegment segment = fx.segments.open(key);
+    assertThat(segment.reencoding()).isEqualTo(label);
+    assertThatThrownBy(
+            () -> {
+              try (InputStream in = segment.fetch(0)) {
+                in.readAllBytes();
+              }
+            })
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(message);
   }
 
   @Test
@@ -190,23 +196,7 @@ class ReencodingVersionTest {
     try (TableFixture fx = new TableFixture(dir, Storage.LOCAL)) {
       SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 0, 0, "mislabelled");
       fx.segments.copy(key, SegmentFiles.of(log, 0));
-      rewriteProperties(
-          fx,
-          key,
-          p -> {
-            p.put(ENCODING_VERSION_KEY, "1");
-            return p;
-          });
-      StoredSegment segment = fx.segments.open(key);
-      assertThat(segment.reencoding()).isEqualTo(Reencoding.V1);
-      assertThatThrownBy(
-              () -> {
-                try (InputStream in = segment.fetch(0)) {
-                  in.readAllBytes();
-                }
-              })
-          .isInstanceOf(IOException.class)
-          .hasMessageContaining("would not match the stream");
+      assertFetchFailsLabelled(fx, key, Reencoding.V1, "would not match the stream");
     }
   }
 
