@@ -7,13 +7,13 @@ import io.floe.fetch.StoredSegment;
 import io.floe.layout.TopicTableOptions;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.TableCodecs;
+import io.floe.testing.CatchUp;
 import io.floe.testing.TestCatalogs;
 import io.floe.tier.DeleteReason;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import io.floe.tier.TieredSegments;
 import io.floe.tier.TopicTables;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -264,43 +264,11 @@ public final class FloeBench {
   }
 
   /**
-   * Fetches a whole segment as RemoteLogManager does: 1 MiB from the position of the next batch
-   * (more when one batch is larger), keeping the complete batches read, then close. Returns the
-   * bytes of the batches served.
+   * Fetches a whole segment as RemoteLogManager does, 1 MiB at a time ({@link CatchUp}); returns
+   * the bytes of the batches served.
    */
   static long catchUp(StoredSegment stored) throws Exception {
-    BatchDirectory directory = stored.directory();
-    long served = 0;
-    int nextBatch = 0;
-    int want = FETCH_BYTES;
-    while (nextBatch < directory.size()) {
-      byte[] fetched;
-      try (InputStream in = stored.fetch(directory.encodedPosition(nextBatch))) {
-        fetched = in.readNBytes(want);
-      }
-      int complete = 0;
-      int batches = 0;
-      ByteBuffer view = ByteBuffer.wrap(fetched);
-      while (complete + 12 <= fetched.length) {
-        int size = 12 + view.getInt(complete + 8);
-        if (complete + size > fetched.length) {
-          break;
-        }
-        complete += size;
-        batches++;
-      }
-      if (batches == 0) {
-        if (fetched.length < want) {
-          throw new IllegalStateException("truncated batch at " + nextBatch);
-        }
-        want *= 2;
-        continue;
-      }
-      served += complete;
-      nextBatch += batches;
-      want = FETCH_BYTES;
-    }
-    return served;
+    return CatchUp.read(stored, FETCH_BYTES, OutputStream.nullOutputStream());
   }
 
   /** 16 copiers committing small segments into one table at once. */

@@ -11,6 +11,7 @@ import io.floe.format.TimestampType;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.TableCodecs;
 import io.floe.testing.Batches;
+import io.floe.testing.CatchUp;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
@@ -59,38 +60,10 @@ class ReencodedSegmentCacheTest {
         cache);
   }
 
-  /**
-   * Reads the whole segment as the broker does: from the next batch's position, a few KiB per fetch
-   * (more when one batch is larger), keeping the complete batches.
-   */
+  /** Reads the whole segment as the broker does, a few KiB per fetch. */
   private static byte[] catchUp(StoredSegment stored) throws IOException {
-    BatchDirectory directory = stored.directory();
     ByteArrayOutputStream all = new ByteArrayOutputStream();
-    int next = 0;
-    int want = FETCH_BYTES;
-    while (next < directory.size()) {
-      byte[] fetched;
-      try (InputStream in = stored.fetch(directory.encodedPosition(next))) {
-        fetched = in.readNBytes(want);
-      }
-      int complete = 0;
-      int batches = 0;
-      while (complete + BatchHeader.LOG_OVERHEAD <= fetched.length) {
-        int size = BatchHeader.LOG_OVERHEAD + ByteBuffer.wrap(fetched).getInt(complete + 8);
-        if (complete + size > fetched.length) {
-          break;
-        }
-        complete += size;
-        batches++;
-      }
-      if (batches == 0) {
-        want *= 2; // one batch larger than the fetch: ask for more, as the broker does
-        continue;
-      }
-      all.write(fetched, 0, complete);
-      next += batches;
-      want = FETCH_BYTES;
-    }
+    CatchUp.read(stored, FETCH_BYTES, all);
     return all.toByteArray();
   }
 
