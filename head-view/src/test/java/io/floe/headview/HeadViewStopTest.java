@@ -32,6 +32,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterAll;
@@ -239,13 +240,20 @@ class HeadViewStopTest {
 
   private static String createTopic(String topic) throws Exception {
     admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
-    return admin
-        .describeTopics(List.of(topic))
-        .allTopicNames()
-        .get()
-        .get(topic)
-        .topicId()
-        .toString();
+    // Right after the create, the broker's metadata may not have the topic yet.
+    return await("topic " + topic + " described")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptionsMatching(e -> e.getCause() instanceof UnknownTopicOrPartitionException)
+        .until(
+            () ->
+                admin
+                    .describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .topicId()
+                    .toString(),
+            java.util.Objects::nonNull);
   }
 
   private static RESTCatalog restClient(String uri) {
