@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.zip.CRC32C;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -244,10 +243,12 @@ public final class SegmentWriter {
             "re-encoding its records does not give back the same bytes (a non-canonical encoding)");
       }
       if (reencoding.positionsAreLowerBounds() && Reencoding.compresses(header)) {
-        CRC32C crc = new CRC32C();
-        crc.update(stored);
         return new BatchDirectory.Entry(
-            header, batch.position(), Reencoding.LEAST_COMPRESSED_SIZE, (int) crc.getValue(), null);
+            header,
+            batch.position(),
+            Reencoding.LEAST_COMPRESSED_SIZE,
+            Reencoding.recordsCrc(stored),
+            null);
       }
       ByteBuffer encoded = BatchEncoder.encode(header, batchRecords.size(), stored, reencoding);
       if (header.compression() == Compression.NONE && !encoded.equals(batch.rawBytes())) {

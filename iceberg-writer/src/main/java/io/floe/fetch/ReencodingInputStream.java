@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.zip.CRC32C;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
@@ -266,14 +265,13 @@ public final class ReencodingInputStream extends InputStream {
     }
     if (reencoding.positionsAreLowerBounds() && Reencoding.compresses(header)) {
       byte[] plain = BatchEncoder.encodeRecords(header, records);
-      CRC32C recordsCrc = new CRC32C();
-      recordsCrc.update(plain);
-      if ((int) recordsCrc.getValue() != entry.encodedCrc()) {
+      int recordsCrc = Reencoding.recordsCrc(plain);
+      if (recordsCrc != entry.encodedCrc()) {
         throw new IOException(
             "Batch at offset "
                 + header.baseOffset()
                 + " re-encodes records with CRC "
-                + Integer.toUnsignedString((int) recordsCrc.getValue())
+                + Integer.toUnsignedString(recordsCrc)
                 + ", but was copied with records of CRC "
                 + Integer.toUnsignedString(entry.encodedCrc())
                 + ": the table no longer holds its records exactly");

@@ -1,5 +1,7 @@
 package io.floe.format;
 
+import java.util.zip.CRC32C;
+
 /**
  * How a copied segment's batches are re-encoded and what its indexes' positions mean. Each copied
  * segment records its version, and fetches re-encode with that version, so segments copied before a
@@ -62,6 +64,16 @@ public enum Reencoding {
   /** Whether re-encoding compresses this batch's records (a batch that has records and a codec). */
   public static boolean compresses(BatchHeader header) {
     return header.compression() != Compression.NONE && header.recordCount() > 0;
+  }
+
+  /**
+   * The CRC-32C of a batch's uncompressed records section, which a V3 batch directory records for a
+   * batch that re-encoding compresses.
+   */
+  public static int recordsCrc(byte[] records) {
+    CRC32C crc = new CRC32C();
+    crc.update(records);
+    return (int) crc.getValue();
   }
 
   /**
