@@ -105,7 +105,6 @@ public final class ReencodedSegmentCache implements AutoCloseable {
         return null;
       }
       file = segmentFile(segmentId);
-      hits++;
     }
     FileChannel channel = null;
     try {
@@ -115,17 +114,19 @@ public final class ReencodedSegmentCache implements AutoCloseable {
         throw new IOException("holds " + channel.size() + " bytes, not " + size);
       }
       channel.position(starts[Math.min(batch, starts.length - 1)]);
-      return new BufferedInputStream(Channels.newInputStream(channel), READ_BUFFER_BYTES);
     } catch (IOException e) {
       closeQuietly(channel);
       LOG.warn("Cached segment {} is unusable ({}): re-encoding it", segmentId, e.toString());
       invalidate(segmentId);
       synchronized (this) {
-        hits--;
         misses++;
       }
       return null;
     }
+    synchronized (this) {
+      hits++;
+    }
+    return new BufferedInputStream(Channels.newInputStream(channel), READ_BUFFER_BYTES);
   }
 
   /**
