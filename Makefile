@@ -27,7 +27,8 @@ bench:
 	bash scripts/bench-head-view.sh target/bench/report.json $(if $(BENCH_QUICK),quick,full)
 
 # Installable plugin: dist/floe-<version>/ (floe-rsm-plugin's jar + its runtime dependencies, no Kafka or slf4j
-# jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*.
+# jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*,
+# and put <folder>/broker-libs/* (Floe's remote log metadata manager, Kafka jars only) on the broker's classpath.
 # The jar set is e2e-install/floe-dist's (copy-dependencies of floe-rsm-plugin), the same folder that
 # e2e-install's ChildProcessBrokerTest loads into Kafka 4.4.0, 4.1.2 and 3.9.2 brokers, so what ships is what CI tested.
 VERSION := $(shell sed -n 's:.*<version>\(.*\)</version>.*:\1:p' pom.xml | head -1)
@@ -39,6 +40,8 @@ dist:
 	rm -rf $(DIST) $(DIST).tar.gz
 	mkdir -p $(DIST)/config
 	cp e2e-install/floe-dist/target/floe-dist/*.jar $(DIST)/
+	mkdir -p $(DIST)/broker-libs
+	cp e2e-install/floe-dist/target/floe-dist/broker-libs/*.jar $(DIST)/broker-libs/
 	cp broker-config/server.properties broker-config/tiered-topic.properties broker-config/PRODUCTION.md $(DIST)/config/
 	tar -C dist -czf $(DIST).tar.gz floe-$(VERSION)
 	@echo "$(DIST): $$(ls $(DIST)/*.jar | wc -l) jars, $$(du -sh $(DIST) | cut -f1); $(DIST).tar.gz"

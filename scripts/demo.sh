@@ -186,7 +186,7 @@ CLUSTER_ID=$("$JAVA" -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool random-uuid | t
 "$JAVA" $BROKER_JVM -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
   -c "$WORK/server.properties" --standalone >"$WORK/format.log" 2>&1
 # shellcheck disable=SC2086
-"$JAVA" $BROKER_JVM -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/server.properties" >"$WORK/broker.log" 2>&1 &
+"$JAVA" $BROKER_JVM -cp "$KAFKA_LIBS/*:$PLUGIN_DIR/broker-libs/*" kafka.Kafka "$WORK/server.properties" >"$WORK/broker.log" 2>&1 &
 BROKER_PID=$!
 PIDS+=("$BROKER_PID")
 echo "  broker log: $WORK/broker.log"

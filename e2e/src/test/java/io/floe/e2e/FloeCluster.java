@@ -68,6 +68,7 @@ final class FloeCluster implements AutoCloseable {
     c.put("remote.log.storage.system.enable", "true");
     c.put("remote.log.storage.manager.class.name", "io.floe.rsm.FloeRemoteStorageManager");
     c.put("remote.log.storage.manager.impl.prefix", RSM_PREFIX);
+    c.put("remote.log.metadata.manager.class.name", "io.floe.rlmm.FloeRemoteLogMetadataManager");
     c.put("remote.log.metadata.manager.listener.name", "EXTERNAL");
     c.put("rlmm.config.remote.log.metadata.topic.replication.factor", "1");
     c.put("rlmm.config.remote.log.metadata.topic.num.partitions", "1");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.layout.SegmentSummary;
+import io.floe.rlmm.FloeRemoteLogMetadataManager;
 import io.floe.testing.SharedCatalogs;
 import java.io.Closeable;
 import java.nio.file.Path;
@@ -91,6 +92,11 @@ class MultiBrokerTieringTest {
     catalog = cluster.catalog();
     checks = new TierChecks(cluster, admin);
     warnings = new PluginWarnings();
+    for (int id : ThreeBrokerCluster.BROKERS) {
+      assertThat(cluster.remoteLogManager(id).remoteLogMetadataManager())
+          .as("broker %d's remote log metadata manager", id)
+          .isInstanceOf(FloeRemoteLogMetadataManager.class);
+    }
   }
 
   /**

@@ -148,6 +148,9 @@ final class TierChecks {
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // An offset Kafka answers OFFSET_OUT_OF_RANGE for fails the read, naming it, instead of a reset
+    // that skips records
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     List<TopicPartition> tps = new ArrayList<>();
     for (int p = 0; p < partitions; p++) {
       tps.add(new TopicPartition(topic, p));

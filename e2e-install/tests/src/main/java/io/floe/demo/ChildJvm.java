@@ -50,11 +50,27 @@ public final class ChildJvm implements AutoCloseable {
       List<String> args,
       Path log)
       throws IOException {
+    return start(name, List.of(classpathDir), jvmArgs, mainClass, args, log);
+  }
+
+  /** {@link #start(String, Path, List, String, List, Path)} with the jars of several folders. */
+  public static ChildJvm start(
+      String name,
+      List<Path> classpathDirs,
+      List<String> jvmArgs,
+      String mainClass,
+      List<String> args,
+      Path log)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
-    cmd.add(classpathDir.toAbsolutePath() + File.separator + "*");
+    List<String> classpath = new ArrayList<>();
+    for (Path dir : classpathDirs) {
+      classpath.add(dir.toAbsolutePath() + File.separator + "*");
+    }
+    cmd.add(String.join(File.pathSeparator, classpath));
     cmd.add(mainClass);
     cmd.addAll(args);
     Files.createDirectories(log.getParent());

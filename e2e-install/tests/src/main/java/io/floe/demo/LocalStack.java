@@ -58,6 +58,15 @@ public final class LocalStack {
   }
 
   /**
+   * A broker's classpath folders: Kafka's jars and the plugin folder's {@code broker-libs} (Floe's
+   * remote log metadata manager, which the shipped server.properties names). The plugin's own jars
+   * are not on it: Kafka loads them through remote.log.storage.manager.class.path.
+   */
+  public static List<Path> brokerClasspath(Path kafkaLibs, Path pluginDir) {
+    return List.of(kafkaLibs, pluginDir.resolve("broker-libs"));
+  }
+
+  /**
    * JVM flags for a broker: heap and a config that logs to stdout in Kafka's own pattern, for
    * log4j2 (Kafka 4) and for log4j 1 (reload4j, Kafka 3.9); each ignores the other's system
    * property.

@@ -201,7 +201,7 @@ final class ChildKafkaCluster implements AutoCloseable {
         id,
         ChildJvm.start(
             "Kafka node " + id + " (start " + start + ")",
-            KAFKA_LIBS,
+            LocalStack.brokerClasspath(KAFKA_LIBS, PLUGIN_DIR),
             jvm,
             "kafka.Kafka",
             List.of(n.config().toString()),

@@ -115,6 +115,9 @@ class ChildProcessBrokerTest {
     assertThat(PLUGIN_DIR).isDirectoryContaining("glob:**/floe-rsm-plugin-*.jar");
     assertThat(PLUGIN_DIR).isDirectoryNotContaining("glob:**/kafka-*.jar");
     assertThat(PLUGIN_DIR).isDirectoryNotContaining("glob:**/slf4j-api-*.jar");
+    assertThat(PLUGIN_DIR.resolve("broker-libs"))
+        .isDirectoryContaining("glob:**/floe-rlmm-*.jar")
+        .isDirectoryNotContaining("glob:**/kafka-*.jar");
 
     Path dir = WORK.resolve("kafka-" + kafkaVersion);
     deleteRecursively(dir);
@@ -154,7 +157,7 @@ class ChildProcessBrokerTest {
     ChildJvm broker =
         ChildJvm.start(
             "Kafka " + kafkaVersion + " broker",
-            kafkaLibs,
+            LocalStack.brokerClasspath(kafkaLibs, PLUGIN_DIR),
             jvm,
             "kafka.Kafka",
             List.of(serverProperties.toString()),

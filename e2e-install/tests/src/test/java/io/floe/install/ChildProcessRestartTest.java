@@ -208,7 +208,7 @@ class ChildProcessRestartTest {
       Path libs, List<String> jvm, Path config, Path dir, String log) throws IOException {
     return ChildJvm.start(
         "Kafka " + KAFKA + " broker",
-        libs,
+        LocalStack.brokerClasspath(libs, PLUGIN_DIR),
         jvm,
         "kafka.Kafka",
         List.of(config.toString()),

@@ -111,6 +111,9 @@ final class KillChecks {
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+    // An offset Kafka answers OFFSET_OUT_OF_RANGE for fails the read, naming it, instead of a reset
+    // that skips records
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     Map<TopicPartition, List<Seen>> seen = new HashMap<>();
     partitions.forEach(tp -> seen.put(tp, new ArrayList<>()));
     try (KafkaConsumer<byte[], byte[]> consumer =
