@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -39,8 +40,24 @@ public final class ReencodingInputStream extends InputStream {
   private final List<CloseableIterable<Record>> sources = new ArrayList<>();
   private final PriorityQueue<Head> heads =
       new PriorityQueue<>(Comparator.comparingLong(h -> h.offset));
+
+  /**
+   * Bytes of already served batches kept, besides the one held and the one before it, for a fetch
+   * that starts a few batches back.
+   */
+  static final int KEPT_BYTES = 64 * 1024;
+
   private int next;
   private ByteBuffer current = ByteBuffer.allocate(0);
+
+  /** The last batches encoded, oldest first: the last is batch {@code next - 1}. */
+  private final ArrayDeque<ByteBuffer> recent = new ArrayDeque<>();
+
+  private long keptBytes;
+
+  /** Kept batches to serve again before encoding more, after a reposition back. */
+  private final ArrayDeque<ByteBuffer> replay = new ArrayDeque<>();
+
   private boolean closed;
   private final RowCodec codec;
   private ReencodedSegmentCache.Fill copyTo;
@@ -148,25 +165,35 @@ public final class ReencodingInputStream extends InputStream {
   }
 
   /**
-   * Moves the stream to {@code position} if that needs no going back further than the start of the
-   * batch it holds (a sequential consumer's next fetch starts at the batch its previous fetch
-   * stopped in). Returns false, and leaves the stream as it was, otherwise.
+   * Moves the stream to {@code position} if that needs no going back further than the recent
+   * batches it keeps: the batch it holds and those before it up to {@link #KEPT_BYTES} (a
+   * sequential consumer's next fetch starts at or shortly before the batch its previous fetch
+   * stopped in, at the offset-index entry before it). Returns false, and leaves the stream as it
+   * was, otherwise.
    */
   boolean reposition(long position) {
     if (closed) {
       return false;
     }
     int target = directory.indexAtOrAfter(position);
-    int held = next - 1;
-    if (held >= 0 && target == held && current.capacity() > 0) {
-      current.rewind();
-      return true;
-    }
     if (target == next) {
       current = ByteBuffer.allocate(0);
+      replay.clear();
       return true;
     }
-    return false;
+    int oldestKept = next - recent.size();
+    if (target < oldestKept || target > next) {
+      return false;
+    }
+    replay.clear();
+    int index = oldestKept;
+    for (ByteBuffer batch : recent) {
+      if (index++ >= target) {
+        replay.add(batch.duplicate());
+      }
+    }
+    current = replay.poll();
+    return true;
   }
 
   @Override
@@ -179,6 +206,10 @@ public final class ReencodingInputStream extends InputStream {
       throw new IOException("Stream closed");
     }
     while (!current.hasRemaining()) {
+      if (!replay.isEmpty()) {
+        current = replay.poll();
+        continue;
+      }
       if (next >= directory.size()) {
         return false;
       }
@@ -189,9 +220,19 @@ public final class ReencodingInputStream extends InputStream {
       if (copyTo != null) {
         copyTo.append(next, current);
       }
+      keep(current);
       next++;
     }
     return true;
+  }
+
+  /** Keeps a just encoded batch, and those before it while they fit in {@link #KEPT_BYTES}. */
+  private void keep(ByteBuffer batch) {
+    recent.addLast(batch.duplicate());
+    keptBytes += batch.remaining();
+    while (recent.size() > 2 && keptBytes - recent.peekLast().remaining() > KEPT_BYTES) {
+      keptBytes -= recent.removeFirst().remaining();
+    }
   }
 
   private ByteBuffer encode(int index) throws IOException {
@@ -277,5 +318,7 @@ public final class ReencodingInputStream extends InputStream {
     }
     sources.clear();
     heads.clear();
+    recent.clear();
+    replay.clear();
   }
 }

@@ -32,6 +32,7 @@ public final class StoredSegment implements AutoCloseable {
 
   private final Deque<ReencodingInputStream> idle = new ArrayDeque<>();
   private long reused;
+  private long reencodingFetches;
   private boolean closed;
   private final Reencoding reencoding;
   private final Table table;
@@ -106,6 +107,7 @@ public final class StoredSegment implements AutoCloseable {
       return cached;
     }
     synchronized (idle) {
+      reencodingFetches++;
       for (Iterator<ReencodingInputStream> it = idle.iterator(); it.hasNext(); ) {
         ReencodingInputStream candidate = it.next();
         if (candidate.reposition(position)) {
@@ -194,6 +196,13 @@ public final class StoredSegment implements AutoCloseable {
 
   private int partition() {
     return manifest.partition();
+  }
+
+  /** How many fetches re-encoded (were not served by the cache), for metrics and tests. */
+  public long reencodingFetches() {
+    synchronized (idle) {
+      return reencodingFetches;
+    }
   }
 
   /** How many fetches continued an earlier fetch's readers (for metrics and tests). */

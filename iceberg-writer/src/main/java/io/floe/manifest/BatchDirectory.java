@@ -97,6 +97,9 @@ public final class BatchDirectory {
    * A Kafka offset index (entries of relative offset and position, 8 bytes each, big endian) over
    * the directory's positions, spaced the way the broker spaced its own: an entry for a batch once
    * more than {@code intervalBytes} of the original segment were written since the previous entry.
+   * An entry holds its batch's base offset (the broker's own hold the last): looking up the first
+   * offset of a batch with an entry then gives that batch, not the one before it, so a consumer's
+   * next fetch starts at the batch its previous fetch stopped in, where the reader it left is.
    */
   public ByteBuffer offsetIndex(long segmentBaseOffset, int intervalBytes) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -106,7 +109,7 @@ public final class BatchDirectory {
       BatchHeader h = entries.get(i).header();
       if (sinceLastEntry > intervalBytes) {
         entry.clear();
-        entry.putInt(Math.toIntExact(h.lastOffset() - segmentBaseOffset));
+        entry.putInt(Math.toIntExact(h.baseOffset() - segmentBaseOffset));
         entry.putInt(Math.toIntExact(encodedPositions[i]));
         out.write(entry.array(), 0, 8);
         sinceLastEntry = 0;

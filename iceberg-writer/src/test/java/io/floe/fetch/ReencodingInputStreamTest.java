@@ -138,7 +138,7 @@ class ReencodingInputStreamTest {
     ByteBuffer index = manifest.offsetIndex();
     assertThat(index.remaining()).as("offset index entries").isGreaterThanOrEqualTo(3 * 8);
     while (index.hasRemaining()) {
-      long lastOffset = BASE_OFFSET + index.getInt();
+      long baseOffset = BASE_OFFSET + index.getInt();
       int position = index.getInt();
       byte[] served;
       try (InputStream in = stream(position)) {
@@ -146,7 +146,7 @@ class ReencodingInputStreamTest {
       }
       assertThat(served).as("from position %d", position).isEqualTo(from(position));
       RecordBatch first = Batches.read(new ByteArrayInputStream(served)).get(0);
-      assertThat(first.header().lastOffset()).isEqualTo(lastOffset);
+      assertThat(first.header().baseOffset()).isEqualTo(baseOffset);
     }
   }
 
@@ -193,13 +193,27 @@ class ReencodingInputStreamTest {
   }
 
   @Test
-  void repositionFurtherBackOrAheadIsRefusedAndLeavesTheStreamAsItWas() throws IOException {
+  void repositionAFewBatchesBackServesThemAgainFromTheKeptBatches() throws IOException {
     int k = directory.size() / 2;
+    try (ReencodingInputStream in = stream(0)) {
+      in.readNBytes((int) starts[k] + 5);
+      assertThat(in.reposition(directory.encodedPosition(k - 2))).isTrue();
+      assertThat(in.readAllBytes()).isEqualTo(from(directory.encodedPosition(k - 2)));
+    }
+  }
+
+  @Test
+  void repositionFurtherBackThanTheKeptBatchesOrAheadIsRefusedAndLeavesTheStreamAsItWas()
+      throws IOException {
+    int k = directory.size() / 2;
+    assertThat(starts[k])
+        .as("half the segment is more than the kept bytes")
+        .isGreaterThan(2L * ReencodingInputStream.KEPT_BYTES);
     long read = starts[k] + 5;
     ReencodingInputStream in = stream(0);
     in.readNBytes((int) read);
 
-    assertThat(in.reposition(directory.encodedPosition(k - 2))).isFalse();
+    assertThat(in.reposition(0)).isFalse();
     assertThat(in.reposition(directory.encodedPosition(k + 3))).isFalse();
     assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(full, (int) read, full.length));
 

@@ -118,22 +118,22 @@ class BatchDirectoryTest {
   }
 
   @Test
-  void theOffsetIndexHasAnEntryOnceMoreThanAnIntervalWasWritten() {
+  void theOffsetIndexHasAnEntryOnceMoreThanAnIntervalWasWrittenHoldingItsBatchsBaseOffset() {
     BatchDirectory directory = fiveBatches();
 
     // 3000 + 2000 bytes before the third batch, 100 + 5000 before the fifth.
     assertThat(offsetIndex(directory.offsetIndex(BASE, 4096)))
-        .containsExactly(new long[] {115 - BASE, 5000}, new long[] {121 - BASE, 10100});
+        .containsExactly(new long[] {115 - BASE, 5000}, new long[] {120 - BASE, 10100});
     assertThat(offsetIndex(directory.offsetIndex(BASE, 0)))
         .as("every batch but the first")
         .containsExactly(
-            new long[] {114 - BASE, 3000},
+            new long[] {105 - BASE, 3000},
             new long[] {115 - BASE, 5000},
-            new long[] {119 - BASE, 5100},
-            new long[] {121 - BASE, 10100});
+            new long[] {116 - BASE, 5100},
+            new long[] {120 - BASE, 10100});
     assertThat(offsetIndex(directory.offsetIndex(BASE, 5000)))
         .as("exactly an interval (5000 before the third batch) is not more than one")
-        .containsExactly(new long[] {119 - BASE, 5100});
+        .containsExactly(new long[] {116 - BASE, 5100});
   }
 
   @Test
@@ -150,7 +150,7 @@ class BatchDirectoryTest {
     assertThat(directory.encodedSize()).isEqualTo(4 * 61);
     assertThat(offsetIndex(directory.offsetIndex(BASE, 4096)))
         .as("6000 original bytes before the third batch, 6000 more before none")
-        .containsExactly(new long[] {114 - BASE, 122});
+        .containsExactly(new long[] {110 - BASE, 122});
     assertThat(timeIndex(directory.timeIndex(BASE, 4096)))
         .containsExactly(new long[] {1100, 109 - BASE}, new long[] {1300, 119 - BASE});
   }

@@ -12,6 +12,7 @@ import io.floe.layout.SegmentSummary;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.RowCodec;
 import io.floe.testing.Batches;
+import io.floe.testing.CatchUp;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
@@ -158,7 +159,7 @@ class SegmentRoundTripTest {
         int position = index.getInt();
         try (InputStream in = stored.fetch(position)) {
           RecordBatch first = io.floe.format.SegmentBatchReader.of(in, position).next();
-          assertThat(first.header().lastOffset())
+          assertThat(first.header().baseOffset())
               .as("index entry at position %d", position)
               .isEqualTo(offset);
           assertThat(first.header().baseOffset())
@@ -336,5 +337,29 @@ class SegmentRoundTripTest {
     // LOG_APPEND_TIME rows come back with the producer's timestamp through fromRow, like the
     // original record.
     Batches.assertSameRecords("table rows", expected, actual);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Compression.class)
+  void aConsumerCatchingUpAsTheBrokerFetchesContinuesOneReaderThroughTheSegment(Compression codec)
+      throws Exception {
+    SegmentGenerator gen = SegmentGenerator.seeded(17).startOffset(0);
+    for (int i = 0; i < 300; i++) {
+      gen.batch(codec, TimestampType.CREATE_TIME, 1 + i % 40, 100 + i % 900);
+    }
+    Path log = gen.writeTo(dir.resolve("catch-up-" + codec + ".log"));
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      SegmentKey key = new SegmentKey(TOPIC, TOPIC_ID, 4, 0, "catch-up-" + codec);
+      f.segments.copy(key, SegmentFiles.of(log, 0));
+      StoredSegment stored = f.segments.open(key);
+      java.io.ByteArrayOutputStream served = new java.io.ByteArrayOutputStream();
+      CatchUp.read(stored, 8192, served);
+      Batches.assertSameBatches(
+          Batches.read(log), Batches.read(new java.io.ByteArrayInputStream(served.toByteArray())));
+      assertThat(stored.reencodingFetches()).as("fetches").isGreaterThan(10);
+      assertThat(stored.reusedStreams())
+          .as("every fetch after the first continues the reader the one before left")
+          .isEqualTo(stored.reencodingFetches() - 1);
+    }
   }
 }
