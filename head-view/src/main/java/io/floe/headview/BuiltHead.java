@@ -14,7 +14,7 @@ import org.apache.iceberg.TableMetadata;
  * @param from per partition, where the head starts
  * @param to per partition, where it ends (exclusive)
  * @param ops the view's table operations (they know the metadata files written)
- * @param files the head's data files
+ * @param files the head's data files (with their delete files)
  */
 record BuiltHead(
     String baseLocation,
@@ -24,8 +24,9 @@ record BuiltHead(
     ViewOperations ops,
     List<HeadFile> files) {
 
+  /** Its data files' and their delete files' locations. */
   List<String> dataFileLocations() {
-    return files.stream().map(f -> f.file().location()).toList();
+    return files.stream().flatMap(f -> f.locations().stream()).toList();
   }
 
   /** The same head with only {@code remaining} of its data files (the others live on elsewhere). */

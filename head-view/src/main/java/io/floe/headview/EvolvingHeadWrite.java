@@ -42,6 +42,19 @@ final class EvolvingHeadWrite {
     }
   }
 
+  /** {@link HeadTrims#trim}, on the view as it is now (after any evolution of this load). */
+  List<HeadFile> trim(List<HeadPlan.Trim> trims) {
+    if (trims.isEmpty()) {
+      return List.of();
+    }
+    HeadTrims trimming = new HeadTrims(view, writeProperties);
+    try {
+      return trimming.trim(trims);
+    } finally {
+      writeNanos += trimming.nanos();
+    }
+  }
+
   long writeNanos() {
     return writeNanos;
   }

@@ -14,8 +14,11 @@ import java.util.TreeMap;
  * @param appendFrom per partition, where the offsets the new head snapshot names start
  * @param to per partition, where the head ends after the plan (exclusive: the last stable offset)
  * @param kept rebuild: files of the cached head carried over as they are (wholly past the boundary)
+ * @param trimmed rebuild: files of one Kafka partition straddling the boundary, carried over with
+ *     their rows below it hidden (position deletes)
  * @param dropped rebuild: files of the cached head not carried over, wholly below the boundary or
- *     straddling it (their records at or past the boundary are read again)
+ *     holding several partitions and straddling it (their records at or past the boundary are read
+ *     again)
  * @param reads the offsets to read from Kafka and write as new head files
  */
 record HeadPlan(
@@ -24,8 +27,12 @@ record HeadPlan(
     Map<Integer, Long> appendFrom,
     Map<Integer, Long> to,
     List<HeadFile> kept,
+    List<Trim> trimmed,
     List<HeadFile> dropped,
     List<Ranges> reads) {
+
+  /** A file carried over with its rows of offsets below {@code cut} hidden. */
+  record Trim(HeadFile file, int partition, long cut) {}
 
   /** The three ways a load can go. */
   enum Action {
@@ -42,6 +49,7 @@ record HeadPlan(
     appendFrom = Map.copyOf(appendFrom);
     to = Map.copyOf(to);
     kept = List.copyOf(kept);
+    trimmed = List.copyOf(trimmed);
     dropped = List.copyOf(dropped);
     reads = List.copyOf(reads);
   }

@@ -1,6 +1,7 @@
 package io.floe.headview;
 
 import io.floe.headview.HeadPlan.Action;
+import io.floe.headview.HeadPlan.Trim;
 import io.floe.headview.HeadWriter.HeadFile;
 import io.floe.headview.HeadWriter.Ranges;
 import io.floe.headview.HeadWriter.Span;
@@ -104,6 +105,7 @@ final class HeadPlanner {
             cached.to(),
             List.of(),
             List.of(),
+            List.of(),
             List.of());
       }
       if (grows(cached.to(), to) && cached.headSnapshots() < MAX_HEAD_SNAPSHOTS) {
@@ -116,6 +118,7 @@ final class HeadPlanner {
             to,
             List.of(),
             List.of(),
+            List.of(),
             List.of(new Ranges(newFrom, to)));
       }
     }
@@ -126,17 +129,28 @@ final class HeadPlanner {
           from,
           to,
           List.of(),
+          List.of(),
           cached == null ? List.of() : cached.files(),
           List.of(new Ranges(from, to)));
     }
     // The committed table moved on (a segment was tiered): keep the old head's files that lie
-    // wholly past the new boundary, read only what is not in them.
+    // wholly past the new boundary, and those of one partition that straddle it with their rows
+    // below it hidden; read only what is not in them.
     Map<Integer, Long> cut = new TreeMap<>(from);
     boolean[] dropped = droppedFiles(cached.files(), cut);
     List<HeadFile> kept = new ArrayList<>();
+    List<Trim> trimmed = new ArrayList<>();
     List<HeadFile> gone = new ArrayList<>();
     for (int i = 0; i < dropped.length; i++) {
-      (dropped[i] ? gone : kept).add(cached.files().get(i));
+      HeadFile f = cached.files().get(i);
+      if (dropped[i]) {
+        gone.add(f);
+      } else if (below(f, cut)) {
+        int p = f.offsets().keySet().iterator().next();
+        trimmed.add(new Trim(f, p, cut.get(p)));
+      } else {
+        kept.add(f);
+      }
     }
     Map<Integer, Long> toCut = new TreeMap<>();
     Map<Integer, Long> afterOld = new TreeMap<>();
@@ -151,6 +165,7 @@ final class HeadPlanner {
         from,
         to,
         kept,
+        trimmed,
         gone,
         List.of(new Ranges(from, toCut, true), new Ranges(afterOld, to)));
   }
@@ -189,12 +204,14 @@ final class HeadPlanner {
   }
 
   /**
-   * Which of the files to drop so that the others hold only offsets at or past a per-partition cut,
-   * and that cut (updated in {@code cut}, which starts at the new boundary). A file with any offset
-   * below the cut of its partition is dropped and moves the cut of each of its partitions past its
-   * last offset there, until nothing moves. Then no offset at or past a cut is in a dropped file:
-   * the kept files hold exactly the old head's records in [cut, old end). A file whose offsets are
-   * unknown drops every file and moves every cut to the end of time.
+   * Which of the files to drop so that the others hold only offsets at or past a per-partition cut
+   * once the rows below it of those of one partition are hidden, and that cut (updated in {@code
+   * cut}, which starts at the new boundary). A file of several partitions with any offset below the
+   * cut of one of them is dropped and moves the cut of each of its partitions past its last offset
+   * there, until nothing moves; a file of one partition is dropped only when all of it is below its
+   * cut (which then moves nothing). Then no offset at or past a cut is in a dropped file: the other
+   * files, past their cut, hold exactly the old head's records in [cut, old end). A file whose
+   * offsets are unknown drops every file and moves every cut to the end of time.
    */
   private static boolean[] droppedFiles(List<HeadFile> files, Map<Integer, Long> cut) {
     boolean[] dropped = new boolean[files.size()];
@@ -208,7 +225,7 @@ final class HeadPlanner {
     for (boolean moved = true; moved; ) {
       moved = false;
       for (int i = 0; i < files.size(); i++) {
-        if (!dropped[i] && below(files.get(i), cut)) {
+        if (!dropped[i] && below(files.get(i), cut) && !trimmable(files.get(i), cut)) {
           dropped[i] = true;
           moved = true;
           files.get(i).offsets().forEach((p, span) -> cut.merge(p, span.last() + 1, Math::max));
@@ -216,6 +233,16 @@ final class HeadPlanner {
       }
     }
     return dropped;
+  }
+
+  /** Whether the file holds one partition and some of it at or past that partition's cut. */
+  private static boolean trimmable(HeadFile file, Map<Integer, Long> cut) {
+    if (file.offsets().size() != 1) {
+      return false;
+    }
+    Map.Entry<Integer, Span> e = file.offsets().entrySet().iterator().next();
+    Long c = cut.get(e.getKey());
+    return c != null && e.getValue().last() >= c;
   }
 
   private static boolean below(HeadFile file, Map<Integer, Long> cut) {

@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
@@ -279,11 +278,20 @@ final class HeadView {
       EvolvingHeadWrite writer = new EvolvingHeadWrite(view, config.headWriteProperties(), codecs);
       timings.mark("write-setup");
       List<HeadFile> written = writer.write(kafka, topic, plan.reads());
+      List<HeadFile> trimmed;
+      try {
+        trimmed = writer.trim(plan.trimmed());
+      } catch (RuntimeException e) {
+        Leftovers.delete(view.io(), HeadSnapshot.writtenBy(List.of(), List.of(), written));
+        throw e;
+      }
       timings.mark("kafka-read", "parquet-write", writer.writeNanos());
+      List<HeadFile> carried = new ArrayList<>(plan.kept());
+      carried.addAll(trimmed);
       List<HeadFile> files = new ArrayList<>(prior.files());
-      files.addAll(plan.kept());
+      files.addAll(carried);
       files.addAll(written);
-      if (written.isEmpty() && plan.kept().isEmpty()) {
+      if (written.isEmpty() && carried.isEmpty()) {
         return new BuiltHead(
             prior.baseLocation(),
             prior.metadata(),
@@ -292,15 +300,12 @@ final class HeadView {
             ops,
             List.copyOf(files));
       }
-      AppendFiles append = view.newFastAppend();
-      plan.kept().forEach(f -> append.appendFile(f.file()));
-      written.forEach(f -> append.appendFile(f.file()));
-      try {
-        append.set(SUMMARY_HEAD, "true").set(SUMMARY_HEAD_OFFSETS, plan.offsetsSummary()).commit();
-      } catch (RuntimeException e) {
-        Leftovers.delete(view.io(), written.stream().map(f -> f.file().location()).toList());
-        throw e;
-      }
+      HeadSnapshot.commit(
+          view,
+          carried,
+          plan.trimmed().stream().map(HeadPlan.Trim::file).toList(),
+          written,
+          plan.offsetsSummary());
       timings.mark("append");
       return new BuiltHead(
           prior.baseLocation(),

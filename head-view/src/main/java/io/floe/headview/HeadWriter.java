@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -46,10 +47,27 @@ final class HeadWriter {
   record Span(long first, long last) {}
 
   /**
-   * A head data file and, per Kafka partition, the offsets it holds; null when unknown (never
-   * reused then).
+   * A head data file, per Kafka partition the offsets it serves (null when unknown: never reused
+   * then), and the position delete files that hide its rows below them (a file a tier commit passed
+   * in part keeps its rows past the new boundary).
    */
-  record HeadFile(DataFile file, Map<Integer, Span> offsets) {}
+  record HeadFile(DataFile file, Map<Integer, Span> offsets, List<DeleteFile> deletes) {
+    HeadFile(DataFile file, Map<Integer, Span> offsets) {
+      this(file, offsets, List.of());
+    }
+
+    HeadFile {
+      deletes = List.copyOf(deletes);
+    }
+
+    /** Its data file's and delete files' locations. */
+    List<String> locations() {
+      List<String> out = new ArrayList<>();
+      out.add(file.location());
+      deletes.forEach(d -> out.add(d.location()));
+      return out;
+    }
+  }
 
   /**
    * Offsets [from[p], to[p]) per partition. {@code again}: records an earlier head held, read again

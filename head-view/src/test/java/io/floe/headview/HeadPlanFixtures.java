@@ -34,6 +34,14 @@ final class HeadPlanFixtures {
     Map<Integer, List<Long>> served = new TreeMap<>();
     List<HeadFile> files = new ArrayList<>(carried);
     files.addAll(plan.kept());
+    for (HeadPlan.Trim t : plan.trimmed()) {
+      Span span = t.file().offsets().get(t.partition());
+      assertThat(t.cut())
+          .as("a trim cuts inside its file")
+          .isBetween(span.first() + 1, span.last());
+      files.add(
+          new HeadFile(t.file().file(), Map.of(t.partition(), new Span(t.cut(), span.last()))));
+    }
     for (HeadFile f : files) {
       f.offsets()
           .forEach(

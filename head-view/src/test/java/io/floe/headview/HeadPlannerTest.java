@@ -160,7 +160,7 @@ class HeadPlannerTest {
   }
 
   @Test
-  void aTierCommitPastPartOfTheHeadKeepsTheFilesWhollyPastItAndRewritesTheStraddlingOne() {
+  void aTierCommitPastPartOfTheHeadKeepsTheFilesPastItAndTrimsTheStraddlingOne() {
     HeadFile below = file("below", 0, 20, 39);
     HeadFile straddling = file("straddling", 0, 40, 59);
     HeadFile past = file("past", 0, 60, 79);
@@ -172,10 +172,12 @@ class HeadPlannerTest {
 
     assertThat(plan.action()).isEqualTo(Action.REBUILD);
     assertThat(plan.kept()).containsExactly(past);
-    assertThat(plan.dropped()).containsExactly(below, straddling);
+    assertThat(plan.trimmed()).containsExactly(new HeadPlan.Trim(straddling, 0, 45));
+    assertThat(plan.dropped()).containsExactly(below);
     assertThat(plan.reads())
+        .as("nothing read again")
         .containsExactly(
-            new Ranges(Map.of(0, 45L), Map.of(0, 60L), true),
+            new Ranges(Map.of(0, 45L), Map.of(0, 45L), true),
             new Ranges(Map.of(0, 80L), Map.of(0, 90L)));
     assertThat(plan.offsetsSummary()).isEqualTo("0:45-89");
     assertThat(shapeAsked).hasValue(1);
@@ -248,6 +250,34 @@ class HeadPlannerTest {
   }
 
   @Test
+  void aStraddlingFileOfOnePartitionIsTrimmedAtTheCutADroppedSharedFileMoved() {
+    // Partition 0 tiered to 15: the shared file (p0 10..19, p1 10..19) is dropped, which moves p0's
+    // cut to 20 and p1's to 20; p0's file 16..29 is trimmed at 20, p1's file 20..29 stays whole,
+    // and p0's 15..19 and p1's 10..19 are read again.
+    HeadFile shared = file("shared", Map.of(0, new Span(10, 19), 1, new Span(10, 19)));
+    HeadFile p0 = file("p0", 0, 16, 29);
+    HeadFile p1 = file("p1", 1, 20, 29);
+    HeadFile p0below = file("p0below", 0, 10, 14);
+    Cached cached =
+        cached(
+            "m1",
+            2,
+            Map.of(0, 10L, 1, 10L),
+            Map.of(0, 30L, 1, 30L),
+            List.of(p0below, shared, p0, p1));
+
+    HeadPlan plan =
+        HeadPlanner.plan(
+            cached,
+            found("m2", Map.of(0, 15L, 1, 10L), Map.of(0, 0L, 1, 0L), Map.of(0, 30L, 1, 30L)));
+
+    assertThat(plan.kept()).containsExactly(p1);
+    assertThat(plan.trimmed()).containsExactly(new HeadPlan.Trim(p0, 0, 20));
+    assertThat(plan.dropped()).containsExactly(p0below, shared);
+    assertServesExactly(plan, List.of(), Map.of(0, range(15, 30), 1, range(10, 30)));
+  }
+
+  @Test
   void aPartitionAddedWithATierCommitIsReadWhole() {
     HeadFile a = file("a", 0, 20, 49);
     Cached cached = cached("m1", 1, Map.of(0, 20L), Map.of(0, 50L), List.of(a));
@@ -257,7 +287,8 @@ class HeadPlannerTest {
             cached, found("m2", Map.of(0, 30L), Map.of(0, 0L, 1, 0L), Map.of(0, 50L, 1, 12L)));
 
     assertThat(plan.action()).isEqualTo(Action.REBUILD);
-    assertThat(plan.dropped()).containsExactly(a);
+    assertThat(plan.trimmed()).containsExactly(new HeadPlan.Trim(a, 0, 30));
+    assertThat(plan.dropped()).isEmpty();
     assertThat(plan.offsetsSummary()).isEqualTo("0:30-49,1:0-11");
     assertServesExactly(plan, List.of(), Map.of(0, range(30, 50), 1, range(0, 12)));
   }

@@ -20,6 +20,7 @@ import java.util.UUID;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -87,9 +88,17 @@ class SparkThroughHeadViewTest {
     produce(0, 40);
     Table real =
         new TopicTables(catalog, TopicTableOptions.builder().build()).resolve(TOPIC, topicId);
-    for (int p = 0; p < PARTITIONS; p++) {
-      commitTiered(real, p, 0, 25);
+    // Partition 0 tiered to 25, partition 1 whole: the head view builds a head of partition 0's
+    // 25..39 alone (a file of that partition). Then the real table passes part of it: the file is
+    // carried over with its rows below 30 hidden by a position delete, which Spark must apply (or
+    // read offsets 25..29 twice).
+    commitTiered(real, 0, 0, 25);
+    commitTiered(real, 1, 0, 40);
+    try (RESTCatalog client = new RESTCatalog()) {
+      client.initialize("warm", Map.of("uri", server.uri() + "/", "token", TOKEN));
+      client.loadTable(TableIdentifier.of("kafka", TOPIC));
     }
+    commitTiered(real, 0, 25, 30);
     // The head: more acknowledged records, an aborted and a committed transaction, none of it
     // tiered.
     produce(40, 20);
@@ -154,6 +163,9 @@ class SparkThroughHeadViewTest {
     assertThat(read.scanOf("kafka." + TOPIC).get("resultDataFiles").asLong())
         .as("tiered files plus head files")
         .isGreaterThan(PARTITIONS);
+    assertThat(read.scanOf("kafka." + TOPIC).get("resultDeleteFiles").asLong())
+        .as("the head's position deletes")
+        .isPositive();
 
     for (SparkSqlRunner.Result write : results.subList(1, 3)) {
       System.out.printf("Spark %s -> %s%n", write.sql(), write.error());
