@@ -239,6 +239,18 @@ class HeadViewServerTest {
     }
     real.refresh();
     assertThat(real.currentSnapshot()).isNull();
+
+    // The real table takes offsets 0..12: the head file (offsets 0..4 and 12..14, the aborted ones
+    // and the markers in between absent) is carried over with its rows below 13 hidden, found from
+    // its offset column.
+    commitTiered(real, topic, 0, 0, 13);
+    Table trimmed = client.loadTable(TableIdentifier.of("kafka", topic));
+    assertThat(trimmed.currentSnapshot().addedDeleteFiles(trimmed.io())).hasSize(1);
+    List<Record> after = read(trimmed);
+    assertThat(after.stream().map(r -> offset(r)).sorted().toList())
+        .containsExactly(0L, 1L, 2L, 3L, 4L, 12L, 13L, 14L);
+    assertThat(after.stream().map(r -> string((ByteBuffer) r.getField("value"))).toList())
+        .noneMatch(v -> v.contains("aborted"));
   }
 
   /**
