@@ -25,8 +25,8 @@ record BuiltHead(
     List<HeadFile> files) {
 
   /** Its data files' and their delete files' locations. */
-  List<String> dataFileLocations() {
-    return files.stream().flatMap(f -> f.locations().stream()).toList();
+  List<String> fileLocations() {
+    return HeadFile.locationsOf(files);
   }
 
   /** The same head with only {@code remaining} of its data files (the others live on elsewhere). */

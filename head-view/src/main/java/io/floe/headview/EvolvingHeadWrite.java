@@ -7,6 +7,7 @@ import io.floe.rows.TableCodecs;
 import io.floe.typed.SchemaEvolutionRequired;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.iceberg.BaseTable;
 
 /**
@@ -43,13 +44,14 @@ final class EvolvingHeadWrite {
   }
 
   /** {@link HeadTrims#trim}, on the view as it is now (after any evolution of this load). */
-  List<HeadFile> trim(List<HeadPlan.Trim> trims) {
+  List<HeadFile> trim(List<HeadPlan.Trim> trims, Consumer<String> onWritten) {
     if (trims.isEmpty()) {
       return List.of();
     }
-    HeadTrims trimming = new HeadTrims(view, writeProperties);
+    HeadWriter writer = new HeadWriter(view, writeProperties, codecs);
+    HeadTrims trimming = new HeadTrims(view, writer.writerFactory(), writer.outputFiles());
     try {
-      return trimming.trim(trims);
+      return trimming.trim(trims, onWritten);
     } finally {
       writeNanos += trimming.nanos();
     }

@@ -278,34 +278,29 @@ final class HeadView {
       EvolvingHeadWrite writer = new EvolvingHeadWrite(view, config.headWriteProperties(), codecs);
       timings.mark("write-setup");
       List<HeadFile> written = writer.write(kafka, topic, plan.reads());
-      List<HeadFile> trimmed;
+      // What this load wrote, deleted if it ends without a snapshot naming it
+      List<String> wrote = new ArrayList<>(HeadFile.locationsOf(written));
+      List<HeadFile> carried = new ArrayList<>(plan.kept());
+      List<HeadFile> files = new ArrayList<>(prior.files());
       try {
-        trimmed = writer.trim(plan.trimmed());
+        carried.addAll(writer.trim(plan.trimmed(), wrote::add));
+        timings.mark("kafka-read", "parquet-write", writer.writeNanos());
+        files.addAll(carried);
+        files.addAll(written);
+        if (written.isEmpty() && carried.isEmpty()) {
+          return new BuiltHead(
+              prior.baseLocation(),
+              prior.metadata(),
+              prior.from(),
+              Map.copyOf(plan.to()),
+              ops,
+              List.copyOf(files));
+        }
+        HeadSnapshot.commit(view, carried, written, plan.offsetsSummary());
       } catch (RuntimeException e) {
-        Leftovers.delete(view.io(), HeadSnapshot.writtenBy(List.of(), List.of(), written));
+        Leftovers.delete(view.io(), wrote);
         throw e;
       }
-      timings.mark("kafka-read", "parquet-write", writer.writeNanos());
-      List<HeadFile> carried = new ArrayList<>(plan.kept());
-      carried.addAll(trimmed);
-      List<HeadFile> files = new ArrayList<>(prior.files());
-      files.addAll(carried);
-      files.addAll(written);
-      if (written.isEmpty() && carried.isEmpty()) {
-        return new BuiltHead(
-            prior.baseLocation(),
-            prior.metadata(),
-            prior.from(),
-            Map.copyOf(plan.to()),
-            ops,
-            List.copyOf(files));
-      }
-      HeadSnapshot.commit(
-          view,
-          carried,
-          plan.trimmed().stream().map(HeadPlan.Trim::file).toList(),
-          written,
-          plan.offsetsSummary());
       timings.mark("append");
       return new BuiltHead(
           prior.baseLocation(),

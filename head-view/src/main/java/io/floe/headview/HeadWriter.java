@@ -67,6 +67,11 @@ final class HeadWriter {
       deletes.forEach(d -> out.add(d.location()));
       return out;
     }
+
+    /** The data and delete file locations of {@code files}. */
+    static List<String> locationsOf(List<HeadFile> files) {
+      return files.stream().flatMap(f -> f.locations().stream()).toList();
+    }
   }
 
   /**
@@ -106,6 +111,7 @@ final class HeadWriter {
         new GenericFileWriterFactory.Builder(view)
             .dataFileFormat(FileFormat.PARQUET)
             .dataSchema(schema)
+            .deleteFileFormat(FileFormat.PARQUET)
             .writerProperties(writeProps)
             .build();
     this.files =
@@ -128,6 +134,16 @@ final class HeadWriter {
     return TableMetadata.buildFrom(base)
         .addPartitionSpec(PartitionSpec.builderFor(base.schema()).build())
         .build();
+  }
+
+  /** Its writer factory (data files, and position delete files for {@link HeadTrims}). */
+  GenericFileWriterFactory writerFactory() {
+    return writers;
+  }
+
+  /** Where its files go. */
+  OutputFileFactory outputFiles() {
+    return files;
   }
 
   /** Nanoseconds spent converting and writing rows (the rest of a write is reading Kafka). */

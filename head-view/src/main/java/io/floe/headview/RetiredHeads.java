@@ -56,7 +56,7 @@ final class RetiredHeads {
    * files (known without reading anything, see {@link ViewOperations}).
    */
   static List<String> filesOf(BuiltHead head) {
-    List<String> out = new ArrayList<>(head.dataFileLocations());
+    List<String> out = new ArrayList<>(head.fileLocations());
     out.addAll(head.ops().metadataFiles());
     return out;
   }

@@ -3,6 +3,7 @@ package io.floe.commit;
 import io.floe.commit.CommittedFiles.LiveFile;
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.RowRange;
+import io.floe.copy.RowRuns;
 import io.floe.copy.WrittenSegment;
 import io.floe.format.OffsetRange;
 import java.util.ArrayList;
@@ -90,34 +91,21 @@ final class CommitPlanner {
 
   /** Collects the runs of consecutive rows of one file that a filter selects. */
   private static final class Runs implements CommittedFiles.RowVisitor {
-    private final DataFile file;
     private final RowFilter filter;
-    private final List<RowRange> out;
-    private long position;
-    private long runStart = -1;
+    private final RowRuns runs;
 
     Runs(DataFile file, RowFilter filter, List<RowRange> out) {
-      this.file = file;
       this.filter = filter;
-      this.out = out;
+      this.runs = new RowRuns(file, out);
     }
 
     @Override
     public void row(long offset, long producerId) {
-      boolean hit = filter.test(offset, producerId);
-      if (hit && runStart < 0) {
-        runStart = position;
-      } else if (!hit && runStart >= 0) {
-        out.add(new RowRange(file.location(), file.partition(), runStart, position - runStart));
-        runStart = -1;
-      }
-      position++;
+      runs.next(filter.test(offset, producerId));
     }
 
     void finish() {
-      if (runStart >= 0) {
-        out.add(new RowRange(file.location(), file.partition(), runStart, position - runStart));
-      }
+      runs.finish();
     }
   }
 }
