@@ -5,6 +5,7 @@ import io.floe.format.KafkaRecord;
 import io.floe.format.RecordBatch;
 import io.floe.format.SegmentBatchReader;
 import io.floe.layout.TopicTableOptions;
+import io.floe.layout.WithoutHadoopDefaults;
 import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
 import java.io.IOException;
@@ -21,7 +22,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
@@ -68,12 +68,10 @@ final class ParquetFloor {
     RowCodec codec = TableCodecs.withoutRegistry().forCopy(table, schema);
     PartitionKey partitionKey = new PartitionKey(spec, schema);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    // Floe's writers skip Hadoop's default resources; so does the floor, or the ratio would count
+    // that saving as Floe's.
     FileWriterFactory<Record> writers =
-        new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(schema)
-            .dataSortOrder(table.sortOrder())
-            .build();
+        WithoutHadoopDefaults.parquet(table, schema, table.sortOrder(), null);
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, partition, 0)
             .format(FileFormat.PARQUET)

@@ -3,6 +3,7 @@ package io.floe.headview;
 import io.floe.copy.Leftovers;
 import io.floe.format.OffsetRange;
 import io.floe.layout.OffsetBounds;
+import io.floe.layout.WithoutHadoopDefaults;
 import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
 import java.io.IOException;
@@ -22,11 +23,11 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.PropertyUtil;
 
@@ -97,7 +98,7 @@ final class HeadWriter {
   private final Table view;
   private final Schema schema;
   private final Map<String, String> writeProps;
-  private final GenericFileWriterFactory writers;
+  private final FileWriterFactory<Record> writers;
   private final OutputFileFactory files;
   private long writeNanos;
 
@@ -107,13 +108,7 @@ final class HeadWriter {
     this.schema = view.schema();
     this.writeProps = new HashMap<>(view.properties());
     writeProps.putAll(headWriteProperties);
-    this.writers =
-        new GenericFileWriterFactory.Builder(view)
-            .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(schema)
-            .deleteFileFormat(FileFormat.PARQUET)
-            .writerProperties(writeProps)
-            .build();
+    this.writers = WithoutHadoopDefaults.parquet(view, schema, null, writeProps);
     this.files =
         OutputFileFactory.builderFor(view, 0, System.nanoTime())
             .format(FileFormat.PARQUET)
@@ -137,7 +132,7 @@ final class HeadWriter {
   }
 
   /** Its writer factory (data files, and position delete files for {@link HeadTrims}). */
-  GenericFileWriterFactory writerFactory() {
+  FileWriterFactory<Record> writerFactory() {
     return writers;
   }
 

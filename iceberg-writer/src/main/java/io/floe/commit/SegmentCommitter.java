@@ -8,6 +8,7 @@ import io.floe.copy.WrittenSegment;
 import io.floe.layout.CallerRuns;
 import io.floe.layout.SegmentSummary;
 import io.floe.layout.TopicTableLayout;
+import io.floe.layout.WithoutHadoopDefaults;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,6 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.exceptions.ValidationException;
@@ -291,7 +291,7 @@ public final class SegmentCommitter {
             .build();
     return PositionDeletes.write(
         table,
-        new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build(),
+        WithoutHadoopDefaults.parquet(table, table.schema(), null, null),
         files,
         rows,
         location -> {});

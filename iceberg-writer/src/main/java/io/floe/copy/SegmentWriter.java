@@ -9,6 +9,7 @@ import io.floe.format.RecordBatch;
 import io.floe.format.Reencoding;
 import io.floe.format.SegmentBatchReader;
 import io.floe.layout.TopicTableOptions;
+import io.floe.layout.WithoutHadoopDefaults;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
@@ -31,7 +32,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
@@ -155,13 +155,7 @@ public final class SegmentWriter {
 
     Run(int partition, String operationId) {
       this.partition = partition;
-      this.writerFactory =
-          new GenericFileWriterFactory.Builder(table)
-              .dataFileFormat(FileFormat.PARQUET)
-              .dataSchema(schema)
-              .dataSortOrder(table.sortOrder())
-              .deleteFileFormat(FileFormat.PARQUET)
-              .build();
+      this.writerFactory = WithoutHadoopDefaults.parquet(table, schema, table.sortOrder(), null);
       this.fileFactory =
           OutputFileFactory.builderFor(table, partition, 0)
               .format(FileFormat.PARQUET)

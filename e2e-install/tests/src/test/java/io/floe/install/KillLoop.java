@@ -2,6 +2,7 @@ package io.floe.install;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -16,10 +17,23 @@ import org.apache.kafka.common.TopicPartition;
  * most partitions of the tiered topics, waits (briefly) until its log shows a copy in flight, kills
  * it, starts it again on its data directory and waits until every replica is back in sync. Before
  * each kill it samples the copy lag and the plugin's longest copy, fetch and delete.
+ *
+ * <p>A restarted broker takes several seconds to make its first copy (Kafka's remote log manager
+ * starts its tasks, then the plugin's first copy runs on a cold JVM), about as long as a cycle: a
+ * partition whose leadership keeps going to the node killed next would tier nothing for as long as
+ * the loop runs, whatever the plugin did. So a cycle first waits while a partition has tiered
+ * nothing for {@link #PROGRESS_GRACE} with records waiting, until it tiers, or at most until it has
+ * gone {@link KillRun#STALL_LIMIT_MS} without (the run's stall check then reports it): a partition
+ * the plugin leaves stuck still shows as stuck, one whose leaders the loop kills too soon does not.
  */
 final class KillLoop {
   /** How long a cycle waits for a copy in flight on the node it is about to kill. */
   static final Duration MID_COPY_WAIT = Duration.ofSeconds(3);
+
+  /** How long a partition may tier nothing while records wait before a cycle waits for it. */
+  static final Duration PROGRESS_GRACE = Duration.ofSeconds(20);
+
+  private static final Duration PROGRESS_POLL = Duration.ofMillis(500);
 
   /** Log end and tiered end of every partition at one moment of the loop. */
   record Ends(long atMillis, Map<TopicPartition, Long> logEnd, Map<TopicPartition, Long> tiered) {
@@ -48,7 +62,9 @@ final class KillLoop {
       long minCycleMillis,
       long maxCycleMillis,
       Map<String, Long> maxLatencyMs,
-      List<Ends> ends) {
+      List<Ends> ends,
+      int tieringWaits,
+      long tieringWaitMillis) {
     int kills() {
       return killed.size();
     }
@@ -78,6 +94,9 @@ final class KillLoop {
   private final List<TopicPartition> partitions;
   private final List<Integer> killable;
   private final Map<String, Long> maxLatencyMs = new TreeMap<>();
+  private final Map<TopicPartition, long[]> progress = new HashMap<>(); // tiered end, when
+  private int tieringWaits;
+  private long tieringWaitMillis;
 
   /** A loop that kills only nodes of {@code killable}. */
   KillLoop(
@@ -102,6 +121,7 @@ final class KillLoop {
     while (killed.size() < minKills || elapsedMillis(start) < minDuration.toMillis()) {
       long cycleStart = System.nanoTime();
       ends.add(ends(elapsedMillis(start)));
+      awaitLaggingPartitions(start, ends);
       sampleLatencies();
       int target = mostLeaders(last);
       long inFlightSince = awaitCopyInFlight(target).orElse(-1);
@@ -127,7 +147,56 @@ final class KillLoop {
     ends.add(ends(elapsedMillis(start)));
     sampleLatencies();
     return new Stats(
-        killed, elapsedMillis(start), minCycle, maxCycle, new TreeMap<>(maxLatencyMs), ends);
+        killed,
+        elapsedMillis(start),
+        minCycle,
+        maxCycle,
+        new TreeMap<>(maxLatencyMs),
+        ends,
+        tieringWaits,
+        tieringWaitMillis);
+  }
+
+  /**
+   * Waits while some partition has tiered nothing for {@link #PROGRESS_GRACE} with records waiting,
+   * until each such partition tiers, or one of them has gone {@link KillRun#STALL_LIMIT_MS}
+   * without: waiting longer would only delay the stall check's verdict. Each sample joins {@code
+   * ends}.
+   */
+  private void awaitLaggingPartitions(long start, List<Ends> ends) throws Exception {
+    long waitStart = System.nanoTime();
+    List<TopicPartition> waitedFor = List.of();
+    while (true) {
+      Ends now = ends.get(ends.size() - 1);
+      List<TopicPartition> lagging = new ArrayList<>();
+      boolean stalled = false;
+      for (TopicPartition tp : partitions) {
+        long tiered = now.tiered().get(tp);
+        long[] last = progress.get(tp);
+        if (last == null || tiered > last[0]) {
+          progress.put(tp, new long[] {tiered, now.atMillis()});
+        } else if (now.logEnd().get(tp) - 1 > tiered
+            && now.atMillis() - last[1] >= PROGRESS_GRACE.toMillis()) {
+          lagging.add(tp);
+          stalled |= now.atMillis() - last[1] > KillRun.STALL_LIMIT_MS;
+        }
+      }
+      if (lagging.isEmpty() || stalled) {
+        break;
+      }
+      if (waitedFor.isEmpty()) {
+        waitedFor = lagging;
+        System.out.printf("kill loop: waiting for %s to tier before the next kill%n", lagging);
+      }
+      Thread.sleep(PROGRESS_POLL.toMillis()); // polling Kafka's offsets: no event to await
+      ends.add(ends(elapsedMillis(start)));
+    }
+    if (!waitedFor.isEmpty()) {
+      long waited = elapsedMillis(waitStart);
+      tieringWaits++;
+      tieringWaitMillis += waited;
+      System.out.printf("kill loop: waited %d ms for %s%n", waited, waitedFor);
+    }
   }
 
   /** The killable node leading most partitions; of several, not the one killed last. */

@@ -112,6 +112,9 @@ class KillNineSoak {
     report.put(
         "kill_cycle_ms",
         Map.of("min", o.stats().minCycleMillis(), "max", o.stats().maxCycleMillis()));
+    report.put(
+        "kill_loop_tiering_waits",
+        Map.of("count", o.stats().tieringWaits(), "ms", o.stats().tieringWaitMillis()));
     report.put("acked_records", o.acked());
     report.put("failed_sends", o.failedSends());
     report.put("lost_records", o.lost() + followed.lost + followed.gaps);

@@ -55,7 +55,8 @@ class KillNineTest {
 
   static String summary(Outcome o, long setupSeconds) {
     return String.format(
-        "%d kills (%d mid-copy) in %d s, cycles %d..%d ms; %d acked records, %d failed sends;"
+        "%d kills (%d mid-copy) in %d s, cycles %d..%d ms, %d waits for tiering (%d ms);"
+            + " %d acked records, %d failed sends;"
             + " max copy lag %d records; tiering margins at the loop's end %s;"
             + " max plugin latencies %s; copies %s;"
             + " reads %s; table %s; audit %s; outside tables %s; orphans %s; seconds: setup %d, %s",
@@ -64,6 +65,8 @@ class KillNineTest {
         o.stats().elapsedMillis() / 1000,
         o.stats().minCycleMillis(),
         o.stats().maxCycleMillis(),
+        o.stats().tieringWaits(),
+        o.stats().tieringWaitMillis(),
         o.acked(),
         o.failedSends(),
         o.stats().maxCopyLagRecords(),
