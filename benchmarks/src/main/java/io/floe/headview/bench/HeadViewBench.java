@@ -303,7 +303,9 @@ public final class HeadViewBench {
     figures.put("live_p50_ms", Samples.round(liveLoads.p50()));
     figures.put("live_p99_ms", Samples.round(liveLoads.p99()));
     figures.put("after_tier_p50_ms", Samples.round(afterTier.p50()));
+    figures.put("after_tier_p99_ms", Samples.round(afterTier.p99()));
     figures.put("after_tier_max_ms", Samples.round(afterTier.max()));
+    figures.put("after_tier_samples", afterTier.count());
     for (String what : List.of("live", "after_tier")) {
       figures.put(what + "_phases_p50_ms", phaseFigures(serverPhases.get(what)));
     }
@@ -475,12 +477,21 @@ public final class HeadViewBench {
 
   private void writeReport(Path report) throws IOException {
     figures.put(
+        "cold_vs_consumer",
+        Math.round(
+                (Double) figures.get("cold_load_ms_100k")
+                    / (Double) figures.get("baseline_consume_ms_100k")
+                    * 1000)
+            / 1000.0);
+    figures.put(
         "meaning",
         "cold_load_ms_100k: first loadTable building a head of head_records records (median of cold_samples, each on"
             + " a new service warmed up on another topic); load_table_p50/p99_ms_100k: warm, the head already built,"
             + " 100 records produced before each load; unchanged_*: nothing new; incremental_*: 1,000 records produced"
             + " before each load; live_*/after_tier_*: a producer running meanwhile, after_tier = the first load after"
-            + " the real table tiered a chunk; missed_records/duplicate_records: over verified_loads loads, offsets"
+            + " the real table tiered a chunk (after_tier_p99_ms over after_tier_samples loads: their largest at"
+            + " fewer than 100); cold_vs_consumer: cold_load_ms_100k / baseline_consume_ms_100k (a plain"
+            + " read_committed consumer reading the same records); missed_records/duplicate_records: over verified_loads loads, offsets"
             + " acknowledged before the loadTable began that its table lacks / holds twice. Latency = HTTP GET +"
             + " Iceberg's LoadTableResponseParser on the client side; *_phases_ms: the server's Server-Timing split"
             + " (p50). The _100k keys keep their name in quick mode, where the head has head_records records.");
@@ -520,6 +531,7 @@ public final class HeadViewBench {
             "live_p50_ms",
             "live_p99_ms",
             "after_tier_p50_ms",
+            "after_tier_p99_ms",
             "after_tier_max_ms",
             "baseline_consume_ms_100k",
             "baseline_consume_p50_ms_1k",
