@@ -27,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -251,6 +252,33 @@ class HeadViewServerTest {
         .containsExactly(0L, 1L, 2L, 3L, 4L, 12L, 13L, 14L);
     assertThat(after.stream().map(r -> string((ByteBuffer) r.getField("value"))).toList())
         .noneMatch(v -> v.contains("aborted"));
+  }
+
+  /**
+   * Tier commits passing one head file bit by bit: each trim's delete file hides only the rows from
+   * the previous cut to its own (the earlier delete files still hide the rest), and every record
+   * shows once.
+   */
+  @Test
+  void aFileTrimmedTwiceHidesOnlyTheRowsBetweenTheTwoCutsTheSecondTime() throws Exception {
+    String topic = "trimmed.twice";
+    String topicId = createTopic(topic, 1);
+    Table real = topicTables.resolve(topic, topicId);
+    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(topic));
+    produce(topic, 1, 0, 40);
+    assertRows(read(client.loadTable(id)), 1, 40);
+
+    commitTiered(real, topic, 0, 0, 10);
+    Table once = client.loadTable(id);
+    assertRows(read(once), 1, 40);
+    assertThat(deleteRowCounts(once)).containsExactly(10L);
+
+    commitTiered(real, topic, 0, 10, 25);
+    Table twice = client.loadTable(id);
+    assertRows(read(twice), 1, 40);
+    assertThat(deleteRowCounts(twice)).containsExactlyInAnyOrder(10L, 15L);
+    assertThat(twice.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-39");
   }
 
   /**
@@ -778,6 +806,15 @@ class HeadViewServerTest {
     try (Tierer tierer = new Tierer(kafka.bootstrapServers(), topic)) {
       tierer.commit(table, partition, from, to);
     }
+  }
+
+  /** The row counts of the position delete files the view's current snapshot adds. */
+  private static List<Long> deleteRowCounts(Table view) {
+    List<Long> out = new ArrayList<>();
+    for (DeleteFile f : view.currentSnapshot().addedDeleteFiles(view.io())) {
+      out.add(f.recordCount());
+    }
+    return out;
   }
 
   private static List<Record> read(Table table) throws IOException {
