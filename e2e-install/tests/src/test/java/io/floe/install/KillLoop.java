@@ -2,7 +2,6 @@ package io.floe.install;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -94,7 +93,7 @@ final class KillLoop {
   private final List<TopicPartition> partitions;
   private final List<Integer> killable;
   private final Map<String, Long> maxLatencyMs = new TreeMap<>();
-  private final Map<TopicPartition, long[]> progress = new HashMap<>(); // tiered end, when
+  private final TieringProgress progress = new TieringProgress();
   private int tieringWaits;
   private long tieringWaitMillis;
 
@@ -120,7 +119,7 @@ final class KillLoop {
     int last = -1;
     while (killed.size() < minKills || elapsedMillis(start) < minDuration.toMillis()) {
       long cycleStart = System.nanoTime();
-      ends.add(ends(elapsedMillis(start)));
+      sample(start, ends);
       awaitLaggingPartitions(start, ends);
       sampleLatencies();
       int target = mostLeaders(last);
@@ -167,18 +166,13 @@ final class KillLoop {
     long waitStart = System.nanoTime();
     List<TopicPartition> waitedFor = List.of();
     while (true) {
-      Ends now = ends.get(ends.size() - 1);
       List<TopicPartition> lagging = new ArrayList<>();
       boolean stalled = false;
       for (TopicPartition tp : partitions) {
-        long tiered = now.tiered().get(tp);
-        long[] last = progress.get(tp);
-        if (last == null || tiered > last[0]) {
-          progress.put(tp, new long[] {tiered, now.atMillis()});
-        } else if (now.logEnd().get(tp) - 1 > tiered
-            && now.atMillis() - last[1] >= PROGRESS_GRACE.toMillis()) {
+        long idle = progress.idleMillis(tp);
+        if (idle >= PROGRESS_GRACE.toMillis()) {
           lagging.add(tp);
-          stalled |= now.atMillis() - last[1] > KillRun.STALL_LIMIT_MS;
+          stalled |= idle > KillRun.STALL_LIMIT_MS;
         }
       }
       if (lagging.isEmpty() || stalled) {
@@ -189,7 +183,7 @@ final class KillLoop {
         System.out.printf("kill loop: waiting for %s to tier before the next kill%n", lagging);
       }
       Thread.sleep(PROGRESS_POLL.toMillis()); // polling Kafka's offsets: no event to await
-      ends.add(ends(elapsedMillis(start)));
+      sample(start, ends);
     }
     if (!waitedFor.isEmpty()) {
       long waited = elapsedMillis(waitStart);
@@ -237,6 +231,13 @@ final class KillLoop {
             .forEach((name, ms) -> maxLatencyMs.merge(name, ms, Math::max));
       }
     }
+  }
+
+  /** Samples the ends now into {@code ends} and the loop's tiering progress. */
+  private void sample(long start, List<Ends> ends) throws Exception {
+    Ends now = ends(elapsedMillis(start));
+    ends.add(now);
+    progress.sample(now);
   }
 
   Ends ends(long atMillis) throws Exception {

@@ -185,31 +185,28 @@ final class KillRun {
    * the check after the loop (everything tiered once producing stops) bounds how far behind it got.
    */
   private List<String> stalledDuringLoop() {
-    List<KillLoop.Ends> ends = stats.ends();
-    List<String> out = new ArrayList<>();
-    for (TopicPartition tp : scenario.partitions) {
-      long progressAt = ends.get(0).atMillis();
-      long tiered = ends.get(0).tiered().get(tp);
-      for (KillLoop.Ends e : ends) {
-        if (e.tiered().get(tp) > tiered) {
-          tiered = e.tiered().get(tp);
-          progressAt = e.atMillis();
-        } else if (e.logEnd().get(tp) - 1 > tiered && e.atMillis() - progressAt > STALL_LIMIT_MS) {
-          out.add(
+    TieringProgress progress = new TieringProgress();
+    Map<TopicPartition, String> stalls = new HashMap<>();
+    for (KillLoop.Ends e : stats.ends()) {
+      progress.sample(e);
+      for (TopicPartition tp : scenario.partitions) {
+        if (!stalls.containsKey(tp) && progress.idleMillis(tp) > STALL_LIMIT_MS) {
+          TieringProgress.Mark mark = progress.mark(tp);
+          stalls.put(
+              tp,
               tp
                   + " tiered nothing past "
-                  + tiered
+                  + mark.tiered()
                   + " from "
-                  + progressAt / 1000
+                  + mark.atMillis() / 1000
                   + " s to "
                   + e.atMillis() / 1000
                   + " s into the kill loop, its log ending at "
                   + e.logEnd().get(tp));
-          break;
         }
       }
     }
-    return out;
+    return scenario.partitions.stream().filter(stalls::containsKey).map(stalls::get).toList();
   }
 
   /**
