@@ -109,7 +109,7 @@ public final class TypedValueCodec implements ValueCodec {
       }
       PayloadCodec codec = codec(new WriterKey(schemaId, indexes), true);
       Object value = codec.decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
-      Integer form = formOf(value, codec, schemaId, indexes, bytes);
+      Integer form = formOf(value, codec, schemaId, indexes, bytes, start);
       boolean exact = form != null;
       if (exact) {
         ok++;
@@ -161,10 +161,19 @@ public final class TypedValueCodec implements ValueCodec {
    * one), or null if none does. Other forms are tried only where the table records the form.
    */
   private Integer formOf(
-      Object value, PayloadCodec codec, int schemaId, List<Integer> indexes, byte[] bytes) {
+      Object value,
+      PayloadCodec codec,
+      int schemaId,
+      List<Integer> indexes,
+      byte[] bytes,
+      int payloadStart) {
+    byte[] prefix = encoded(schemaId, indexes, new byte[0]);
+    if (!Arrays.equals(prefix, 0, prefix.length, bytes, 0, payloadStart)) {
+      return null;
+    }
     int forms = formPos >= 0 ? codec.forms() : 1;
     for (int form = 0; form < forms; form++) {
-      if (Arrays.equals(encoded(schemaId, indexes, codec.encode(value, form)), bytes)) {
+      if (codec.encodesTo(value, form, bytes, payloadStart, bytes.length)) {
         return form;
       }
     }

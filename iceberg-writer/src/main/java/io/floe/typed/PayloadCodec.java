@@ -1,11 +1,13 @@
 package io.floe.typed;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Payloads of one writer schema to values of one table column and back. Values are Iceberg's
  * generic data values ({@code Record}, {@code List}, {@code Map} in encounter order, {@code
- * ByteBuffer}, {@code String}, {@code BigDecimal}, {@code LocalDate}, {@code OffsetDateTime}, ...).
+ * ByteBuffer}, a {@code CharSequence} for a string ({@code String}, or Avro's {@code Utf8} over
+ * well-formed UTF-8), {@code BigDecimal}, {@code LocalDate}, {@code OffsetDateTime}, ...).
  *
  * <p>The caller checks losslessness by comparing {@code encode(decode(payload))} with the payload,
  * so {@link #decode} must give the value exactly as the table will store and return it: a value
@@ -40,5 +42,14 @@ public interface PayloadCodec {
   /** The payload of a value in writer form {@code form} ({@code 0}: {@link #encode(Object)}). */
   default byte[] encode(Object value, int form) {
     return encode(value);
+  }
+
+  /**
+   * Whether {@link #encode(Object, int)} of {@code value} gives {@code bytes} from {@code from} to
+   * {@code to}: the copy's lossless check, which a codec may do without building the whole payload.
+   */
+  default boolean encodesTo(Object value, int form, byte[] bytes, int from, int to) {
+    byte[] encoded = encode(value, form);
+    return Arrays.equals(encoded, 0, encoded.length, bytes, from, to);
   }
 }

@@ -118,7 +118,7 @@ class TypedConflictCopyTest {
       Types.StructType columnType = table.schema().findType("value").asStructType();
       StructLike headValue = (StructLike) head.getField("value");
       assertThat(headValue.get(position(columnType, "amount__string"), Object.class))
-          .isEqualTo("nine");
+          .hasToString("nine");
       assertThat(headValue.get(position(columnType, "amount"), Object.class)).isNull();
 
       SegmentKey key2 = new SegmentKey(TOPIC, TOPIC_ID, 0, next, "conflict-2");

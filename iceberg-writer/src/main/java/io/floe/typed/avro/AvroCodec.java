@@ -32,4 +32,11 @@ final class AvroCodec implements PayloadCodec {
     root.write(value, out);
     return out.toByteArray();
   }
+
+  @Override
+  public boolean encodesTo(Object value, int form, byte[] bytes, int from, int to) {
+    BinaryOutput out = new BinaryOutput(to - from);
+    root.write(value, out);
+    return out.sameAs(bytes, from, to);
+  }
 }

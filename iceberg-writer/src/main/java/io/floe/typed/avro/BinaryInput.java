@@ -1,8 +1,10 @@
 package io.floe.typed.avro;
 
+import com.google.protobuf.UnsafeByteOperations;
 import io.floe.typed.UndecodablePayloadException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.apache.avro.util.Utf8;
 
 /**
  * Reads Avro binary values from a payload, accepting every encoding the spec allows (non-minimal
@@ -130,18 +132,17 @@ final class BinaryInput {
     pos += length;
   }
 
-  /** A string; bytes that are not valid UTF-8 become replacement characters, as storage has it. */
-  String readString() throws UndecodablePayloadException {
-    int length = readLength("a string");
-    String value;
-    if (buffer.hasArray()) {
-      value =
-          new String(buffer.array(), buffer.arrayOffset() + pos, length, StandardCharsets.UTF_8);
-      pos += length;
-    } else {
-      value = new String(readBytes(length, "a string"), StandardCharsets.UTF_8);
-    }
-    return value;
+  /**
+   * A string. Well-formed UTF-8 comes as Avro's {@link Utf8} over its own bytes, which Iceberg's
+   * Parquet writer and {@link BinaryOutput} take as they are (no decode to UTF-16 and back); other
+   * bytes come as a {@code String} with U+FFFD where they are not UTF-8, which re-encodes to other
+   * bytes, so the record keeps its own.
+   */
+  CharSequence readString() throws UndecodablePayloadException {
+    byte[] bytes = readBytes(readLength("a string"), "a string");
+    return UnsafeByteOperations.unsafeWrap(bytes).isValidUtf8()
+        ? new Utf8(bytes)
+        : new String(bytes, StandardCharsets.UTF_8);
   }
 
   /**

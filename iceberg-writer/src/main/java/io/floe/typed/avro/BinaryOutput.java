@@ -3,14 +3,28 @@ package io.floe.typed.avro;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.apache.avro.util.Utf8;
 
 /** Writes canonical Avro binary: minimal zig-zag varints, little-endian floats. */
 final class BinaryOutput {
-  private byte[] bytes = new byte[64];
+  private byte[] bytes;
   private int size;
+
+  BinaryOutput() {
+    this(64);
+  }
+
+  BinaryOutput(int capacity) {
+    bytes = new byte[Math.max(capacity, 16)];
+  }
 
   byte[] toByteArray() {
     return Arrays.copyOf(bytes, size);
+  }
+
+  /** Whether what was written equals {@code other} from {@code from} to {@code to}. */
+  boolean sameAs(byte[] other, int from, int to) {
+    return Arrays.equals(bytes, 0, size, other, from, to);
   }
 
   void writeLong(long value) {
@@ -71,6 +85,13 @@ final class BinaryOutput {
   }
 
   void writeString(CharSequence value) {
+    if (value instanceof Utf8 utf8) {
+      writeLong(utf8.getByteLength());
+      ensure(utf8.getByteLength());
+      System.arraycopy(utf8.getBytes(), 0, bytes, size, utf8.getByteLength());
+      size += utf8.getByteLength();
+      return;
+    }
     writeBytes(value.toString().getBytes(StandardCharsets.UTF_8));
   }
 

@@ -197,7 +197,7 @@ final class StructuredNodes {
       Map<String, Object> map = new LinkedHashMap<>();
       while (count > 0) {
         for (long i = 0; i < count; i++) {
-          String key = in.readString();
+          String key = in.readString().toString();
           map.put(key, value.read(in));
         }
         count = in.readBlockCount(minBytes);

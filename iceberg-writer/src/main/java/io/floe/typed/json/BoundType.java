@@ -5,6 +5,7 @@ import io.floe.typed.json.JsonType.Kind;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -18,6 +19,9 @@ final class BoundType {
 
   /** STRUCT: the column's struct type, for new records. */
   final Types.StructType struct;
+
+  /** STRUCT: an empty record of {@link #struct}; each value is a copy (cheaper than a new one). */
+  final GenericRecord template;
 
   /** STRUCT: this schema's fields in schema order, their names, positions in the column struct. */
   final SerializedString[] names;
@@ -40,6 +44,7 @@ final class BoundType {
       BoundType element) {
     this.kind = kind;
     this.struct = struct;
+    this.template = struct == null ? null : GenericRecord.create(struct);
     this.names = names;
     this.positions = positions;
     this.fields = fields;
@@ -81,7 +86,8 @@ final class BoundType {
     BoundType[] fields = new BoundType[size];
     for (int i = 0; i < size; i++) {
       String name = type.names.get(i);
-      names[i] = new SerializedString(name);
+      // interned, as the parser's property names are: matching them in order is a reference check
+      names[i] = new SerializedString(name.intern());
       Types.NestedField field = struct.field(name);
       if (field == null) {
         throw new IllegalArgumentException("column " + pathOrRoot(path) + " has no field " + name);

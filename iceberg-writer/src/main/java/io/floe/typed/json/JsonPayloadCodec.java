@@ -11,10 +11,12 @@ import io.floe.typed.PayloadCodec;
 import io.floe.typed.UndecodablePayloadException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.data.Record;
@@ -95,6 +97,48 @@ final class JsonPayloadCodec implements PayloadCodec {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  @Override
+  public boolean encodesTo(Object value, int form, byte[] bytes, int from, int to) {
+    SameBytes out = new SameBytes(bytes, from, to);
+    try (JsonGenerator generator = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+      write(root, value, generator, form == JAVA_NUMBERS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.same();
+  }
+
+  /** Compares what is written with a range of bytes, keeping none of it. */
+  private static final class SameBytes extends OutputStream {
+    private final byte[] expected;
+    private final int to;
+    private int at;
+    private boolean same = true;
+
+    SameBytes(byte[] expected, int from, int to) {
+      this.expected = expected;
+      this.at = from;
+      this.to = to;
+    }
+
+    @Override
+    public void write(int b) {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      if (same) {
+        same = len <= to - at && Arrays.equals(b, off, off + len, expected, at, at + len);
+        at += len;
+      }
+    }
+
+    boolean same() {
+      return same && at == to;
+    }
   }
 
   private static void write(BoundType type, Object value, JsonGenerator out, boolean javaNumbers)

@@ -13,7 +13,6 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 
 /** Reads one JSON value from a parser into the value of a {@link BoundType}. */
@@ -83,14 +82,16 @@ final class JsonValueReader {
 
   private Record struct(BoundType type) throws IOException {
     expect(in.currentToken() == JsonToken.START_OBJECT, "an object", in.currentToken());
-    Record record = GenericRecord.create(type.struct);
+    Record record = type.template.copy();
+    int next = 0;
     while (in.nextToken() == JsonToken.FIELD_NAME) {
-      Integer field = type.index.get(in.currentName());
+      int field = field(type, in.currentName(), next);
       in.nextToken();
-      if (field == null) {
+      if (field < 0) {
         in.skipChildren();
         continue;
       }
+      next = field + 1;
       try {
         record.set(type.positions[field], read(type.fields[field]));
       } catch (Mismatch e) {
@@ -98,6 +99,15 @@ final class JsonValueReader {
       }
     }
     return record;
+  }
+
+  /** The index of property {@code name} in {@code type}, -1 if none; tries {@code next} first. */
+  private static int field(BoundType type, String name, int next) {
+    if (next < type.names.length && name.equals(type.names[next].getValue())) {
+      return next;
+    }
+    Integer field = type.index.get(name);
+    return field == null ? -1 : field;
   }
 
   private Map<String, Object> map(BoundType type) throws IOException {

@@ -24,12 +24,17 @@ final class MessageCodec implements ValueCodec {
 
   private final Descriptor type;
   private final Types.StructType struct;
+
+  /** An empty record of {@link #struct}; each value is a copy (cheaper than a new one). */
+  private final GenericRecord template;
+
   private final List<Slot> slots = new ArrayList<>();
   private final List<OneOfSlot> oneOfs = new ArrayList<>();
 
   private MessageCodec(Descriptor type, Types.StructType struct) {
     this.type = type;
     this.struct = struct;
+    this.template = GenericRecord.create(struct);
   }
 
   /** The codec of a top-level message for a column of (a widening of) its type. */
@@ -102,7 +107,7 @@ final class MessageCodec implements ValueCodec {
   @Override
   public Record toColumn(Object proto) throws UndecodablePayloadException {
     DynamicMessage message = (DynamicMessage) proto;
-    Record record = GenericRecord.create(struct);
+    Record record = template.copy();
     for (Slot slot : slots) {
       record.set(slot.position, slot.toColumn(message));
     }
@@ -258,7 +263,7 @@ final class MessageCodec implements ValueCodec {
   private record OneOfSlot(
       OneofDescriptor oneOf,
       int position,
-      Types.StructType struct,
+      GenericRecord template,
       FieldDescriptor[] members,
       int[] positions,
       ValueCodec[] codecs) {
@@ -288,7 +293,8 @@ final class MessageCodec implements ValueCodec {
         codecs[i] =
             valueCodec(members[i], columnField.type(), path + members[i].getName(), enclosing);
       }
-      return new OneOfSlot(oneOf, position, struct, members, positions, codecs);
+      return new OneOfSlot(
+          oneOf, position, GenericRecord.create(struct), members, positions, codecs);
     }
 
     Record toColumn(DynamicMessage message) throws UndecodablePayloadException {
@@ -296,7 +302,7 @@ final class MessageCodec implements ValueCodec {
       if (set == null) {
         return null;
       }
-      Record record = GenericRecord.create(struct);
+      Record record = template.copy();
       for (int i = 0; i < members.length; i++) {
         if (members[i] == set) {
           record.set(positions[i], codecs[i].toColumn(message.getField(set)));

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.util.Utf8;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class AvroCodecTest {
     assertThat(value.getField("by")).isEqualTo(ByteBuffer.wrap(new byte[] {0, (byte) 255, 3}));
     assertThat(value.getField("fx")).isEqualTo(new byte[] {1, 2, 3, 4});
     assertThat(value.getField("e")).isEqualTo("BLUE");
-    assertThat(value.getField("opt")).isEqualTo("ünïcödé ✓");
+    assertThat(value.getField("opt")).hasToString("ünïcödé ✓");
     assertThat(value.getField("optLast")).isNull();
     Record choice = (Record) value.getField("choice");
     assertThat(choice.getField("int")).isNull();
@@ -66,8 +67,9 @@ class AvroCodecTest {
         .isEqualTo(Instant.ofEpochMilli(-11_900_000_000_861L).atOffset(ZoneOffset.UTC));
     assertThat(value.getField("ltsms"))
         .isEqualTo(LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_000_000));
-    assertThat(value.getField("id")).isEqualTo("3f0b8f7c-6c53-4c1a-9a3e-0a1b2c3d4e5f");
-    assertThat(((Record) value.getField("nested")).getField("tags"))
+    assertThat(value.getField("id")).hasToString("3f0b8f7c-6c53-4c1a-9a3e-0a1b2c3d4e5f");
+    assertThat((List<?>) ((Record) value.getField("nested")).getField("tags"))
+        .map(Object::toString)
         .isEqualTo(List.of("b", "", "c"));
   }
 
@@ -176,6 +178,22 @@ class AvroCodecTest {
   }
 
   @Test
+  void wellFormedUtf8StaysAsItsBytesAndTheRestIsDecodedWithReplacementCharacters()
+      throws Exception {
+    PayloadCodec codec = codec(writerSchema("\"string\""));
+    byte[] wellFormed = new Bytes().varint(4).raw('a', 0xc3, 0xa9, 'b').toByteArray();
+    assertThat(codec.decode(buffer(wellFormed))).isInstanceOf(Utf8.class).hasToString("aéb");
+    // a surrogate (U+D800) and an overlong NUL: UTF-8 as Java's decoder reads it, not as storage
+    for (int[] bad : List.of(new int[] {0xed, 0xa0, 0x80}, new int[] {0xc0, 0x80})) {
+      byte[] payload = new Bytes().varint(bad.length).raw(bad).toByteArray();
+      Object value = codec.decode(buffer(payload));
+      assertThat(value).isInstanceOf(String.class);
+      assertThat(value.toString()).contains("\uFFFD");
+      assertThat(codec.encode(value)).isNotEqualTo(payload);
+    }
+  }
+
+  @Test
   void invalidUtf8DecodesWithReplacementCharacters() throws Exception {
     PayloadCodec codec = codec(writerSchema("\"string\""));
     byte[] payload = new Bytes().varint(3).raw('a', 0xc3, 0x28).toByteArray();
@@ -277,7 +295,7 @@ class AvroCodecTest {
       assertThat(codec.encode(value)).isEqualTo(payload);
     }
     Record value = (Record) codec.decode(buffer(avroBytes(schema.avroSchema(), "seven")));
-    assertThat(value.getField("string")).isEqualTo("seven");
+    assertThat(value.getField("string")).hasToString("seven");
     assertThat(value.getField("int")).isNull();
     assertThat(value.getField("Point")).isNull();
   }

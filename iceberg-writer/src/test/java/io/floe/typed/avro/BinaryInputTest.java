@@ -58,7 +58,7 @@ class BinaryInputTest {
     buffer.position(5);
     BinaryInput in = new BinaryInput(buffer.asReadOnlyBuffer());
 
-    assertThat(in.readString()).isEqualTo("hi");
+    assertThat(in.readString()).hasToString("hi");
     in.expectEnd();
     assertThat(buffer.position()).isEqualTo(5);
   }
