@@ -54,6 +54,7 @@ public final class TypedValueCodec implements ValueCodec {
   private final int reasonPos;
   private final int rawPos;
   private final Map<WriterKey, PayloadCodec> codecs = new HashMap<>();
+  private final Map<WriterKey, byte[]> prefixes = new HashMap<>();
   private long ok;
   private long inexact;
   private long undecodable;
@@ -107,9 +108,10 @@ public final class TypedValueCodec implements ValueCodec {
         schemaId = schemas.latestId(format.subject());
         indexes = protobuf ? List.of(0) : List.of();
       }
-      PayloadCodec codec = codec(new WriterKey(schemaId, indexes), true);
+      WriterKey key = new WriterKey(schemaId, indexes);
+      PayloadCodec codec = codec(key, true);
       Object value = codec.decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
-      Integer form = formOf(value, codec, schemaId, indexes, bytes, start);
+      Integer form = formOf(value, codec, prefix(key), bytes, start);
       boolean exact = form != null;
       if (exact) {
         ok++;
@@ -145,11 +147,11 @@ public final class TypedValueCodec implements ValueCodec {
     int schemaId = row.get(schemaIdPos, Integer.class);
     List<Integer> indexes = protobuf ? messageOf(row) : List.of();
     try {
-      PayloadCodec codec = codec(new WriterKey(schemaId, indexes), false);
+      WriterKey key = new WriterKey(schemaId, indexes);
+      PayloadCodec codec = codec(key, false);
       Integer form = formPos >= 0 ? row.get(formPos, Integer.class) : null;
       Object value = row.get(valuePos, Object.class);
-      return encoded(
-          schemaId, indexes, form == null ? codec.encode(value) : codec.encode(value, form));
+      return prefixed(prefix(key), form == null ? codec.encode(value) : codec.encode(value, form));
     } catch (SchemaUnavailableException e) {
       throw new IllegalStateException(
           "Cannot re-encode a typed " + column + " of writer schema " + schemaId, e);
@@ -161,13 +163,7 @@ public final class TypedValueCodec implements ValueCodec {
    * one), or null if none does. Other forms are tried only where the table records the form.
    */
   private Integer formOf(
-      Object value,
-      PayloadCodec codec,
-      int schemaId,
-      List<Integer> indexes,
-      byte[] bytes,
-      int payloadStart) {
-    byte[] prefix = encoded(schemaId, indexes, new byte[0]);
+      Object value, PayloadCodec codec, byte[] prefix, byte[] bytes, int payloadStart) {
     if (!Arrays.equals(prefix, 0, prefix.length, bytes, 0, payloadStart)) {
       return null;
     }
@@ -204,11 +200,20 @@ public final class TypedValueCodec implements ValueCodec {
     return codec;
   }
 
-  private byte[] encoded(int schemaId, List<Integer> indexes, byte[] payload) {
-    if (format.source() == ColumnFormat.SchemaSource.LATEST) {
+  /** The wire-format prefix a payload of {@code key} is written with (none for latest schema). */
+  private byte[] prefix(WriterKey key) {
+    return prefixes.computeIfAbsent(
+        key,
+        k ->
+            format.source() == ColumnFormat.SchemaSource.LATEST
+                ? new byte[0]
+                : WireFormat.prefix(k.schemaId(), k.messageIndexes(), protobuf));
+  }
+
+  private static byte[] prefixed(byte[] prefix, byte[] payload) {
+    if (prefix.length == 0) {
       return payload;
     }
-    byte[] prefix = WireFormat.prefix(schemaId, indexes, protobuf);
     byte[] out = Arrays.copyOf(prefix, prefix.length + payload.length);
     System.arraycopy(payload, 0, out, prefix.length, payload.length);
     return out;
