@@ -26,6 +26,16 @@ bench:
 	  $(if $(BENCH_QUICK),quick,full)
 	bash scripts/bench-head-view.sh target/bench/report.json $(if $(BENCH_QUICK),quick,full)
 
+# Only the typed workload of make bench (TypedBench: typed Avro and JSON Schema values against binary mode), about a
+# minute. Report: target/bench/typed.json.
+.PHONY: bench-typed
+bench-typed:
+	mkdir -p target/bench
+	$(MVN) -q -pl benchmarks -am -DskipTests package dependency:build-classpath \
+	  -Dmdep.includeScope=runtime -Dmdep.outputFile=$(CURDIR)/target/bench/classpath.txt
+	java -Xmx256m -cp benchmarks/target/classes:$$(cat target/bench/classpath.txt) \
+	  io.floe.bench.FloeBench target/bench/typed.json "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" typed
+
 # Installable plugin: dist/floe-<version>/ (floe-rsm-plugin's jar + its runtime dependencies, no Kafka or slf4j
 # jars: the broker has them) and dist/floe-<version>.tar.gz. Point remote.log.storage.manager.class.path at <folder>/*,
 # and put <folder>/broker-libs/* (Floe's remote log metadata manager, Kafka jars only) on the broker's classpath.

@@ -48,7 +48,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * tiered storage does: upload the segment file unchanged, serve fetches by ranged reads. Figures
  * are written as nested JSON to the report path.
  *
- * <p>Arguments: report path, git commit, "quick" or "full".
+ * <p>Arguments: report path, git commit, "quick" or "full", or "typed" (only the typed workload,
+ * {@link TypedBench}, full size: the report then holds only its "typed" object).
  */
 public final class FloeBench {
   private static final int FETCH_BYTES = 1 << 20;
@@ -93,6 +94,15 @@ public final class FloeBench {
             TableCodecs.withoutRegistry(),
             fetchCache);
 
+    if (args.length > 2 && args[2].equals("typed")) {
+      Map<String, Object> typed = TypedBench.run(catalog, dir, false);
+      Files.createDirectories(report.getParent());
+      Files.writeString(
+          report,
+          "{\"git_commit\": \"" + commit + "\", \"typed\": " + TypedBench.json(typed) + "}\n");
+      catalog.close();
+      System.exit(0);
+    }
     warmUp(segments, dir);
     List<Map<String, Object>> results = new ArrayList<>();
     for (Workload w : workloads) {
