@@ -6,7 +6,6 @@ import io.floe.format.RecordBatch;
 import io.floe.format.SegmentBatchReader;
 import io.floe.layout.TopicTableOptions;
 import io.floe.layout.WithoutHadoopDefaults;
-import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,11 +35,12 @@ import org.apache.iceberg.util.PropertyUtil;
 /**
  * The Parquet floor of a copy: what any segment-to-Iceberg writer has to do at least. It decodes
  * the segment's records with Floe's segment reader (CRC check and batch decompression included, as
- * a Kafka consumer does), turns each into a row of the topic table with Floe's row model ({@link
- * RowCodec#toRow}), and writes the rows with Iceberg's generic Parquet writer into data files of
- * the Floe table's layout: its schema, partition spec, sort order id and properties (Parquet codec,
- * row group, dictionary and target file sizes), through the table's FileIO (the same S3 server),
- * rolling files at the table's target size as Floe does.
+ * a Kafka consumer does), turns each into a row of the topic table with Floe's row model ({@code
+ * RowCodec.toRow}; typed values: {@link TypedFloorRows}), and writes the rows with Iceberg's
+ * generic Parquet writer into data files of the Floe table's layout: its schema, partition spec,
+ * sort order id and properties (Parquet codec, row group, dictionary and target file sizes),
+ * through the table's FileIO (the same S3 server), rolling files at the table's target size as Floe
+ * does.
  *
  * <p>Beyond this floor a Floe copy re-encodes every batch and checks it gives back the stored bytes
  * (and its CRC), builds the batch directory (control batches included), tracks transactions and
@@ -60,12 +60,31 @@ final class ParquetFloor {
     }
   }
 
-  /** Writes the segment's records as rows of {@code table}'s layout; nothing is committed. */
+  /** How the floor makes the row of a record. */
+  @FunctionalInterface
+  interface Rows {
+    Record toRow(int partition, BatchHeader header, KafkaRecord record) throws IOException;
+  }
+
+  /**
+   * Writes the segment's records as rows of {@code table}'s layout, made by Floe's row model;
+   * nothing is committed.
+   */
   static Written copy(Table table, int partition, Path segment, String operationId)
+      throws IOException {
+    return copy(
+        table,
+        partition,
+        segment,
+        operationId,
+        TableCodecs.withoutRegistry().forCopy(table, table.schema())::toRow);
+  }
+
+  /** Writes the segment's records as rows {@code codec} makes; nothing is committed. */
+  static Written copy(Table table, int partition, Path segment, String operationId, Rows codec)
       throws IOException {
     Schema schema = table.schema();
     PartitionSpec spec = table.spec();
-    RowCodec codec = TableCodecs.withoutRegistry().forCopy(table, schema);
     PartitionKey partitionKey = new PartitionKey(spec, schema);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     // Floe's writers skip Hadoop's default resources; so does the floor, or the ratio would count

@@ -41,6 +41,7 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -154,7 +155,17 @@ final class TypedBench {
    * One format's segment (its path, size and record count) and the two topics it is copied under.
    */
   private record Format(
-      String name, int records, Path log, long bytes, String binary, String typed) {}
+      String name,
+      int records,
+      Path log,
+      long bytes,
+      String binary,
+      String typed,
+      ColumnFormat.Format format,
+      String schema) {}
+
+  /** Medians of the Parquet floor of the typed side ({@link TypedFloorRows}). */
+  private record Floor(double copyCpuSeconds, double readSeconds) {}
 
   /** Medians of one side (binary or typed) of one format. */
   private record Side(
@@ -182,9 +193,25 @@ final class TypedBench {
     long[] javaForms = new long[1];
     long[] sizes = generate(avroLog, jsonLog, records, 7, javaForms);
     Format avro =
-        new Format("avro", records, avroLog, sizes[0], "binary-bench.avro", "typed-bench.avro");
+        new Format(
+            "avro",
+            records,
+            avroLog,
+            sizes[0],
+            "binary-bench.avro",
+            "typed-bench.avro",
+            ColumnFormat.Format.AVRO,
+            AVRO_SCHEMA);
     Format json =
-        new Format("json", records, jsonLog, sizes[1], "binary-bench.json", "typed-bench.json");
+        new Format(
+            "json",
+            records,
+            jsonLog,
+            sizes[1],
+            "binary-bench.json",
+            "typed-bench.json",
+            ColumnFormat.Format.JSON_SCHEMA,
+            JSON_SCHEMA);
 
     // warm-up (and first copies: tables created, schemas stored), unmeasured, on the same segments
     for (Format f : List.of(avro, json)) {
@@ -214,6 +241,7 @@ final class TypedBench {
     for (Format f : List.of(avro, json)) {
       Side[] sides = measure(segments, f, repeats);
       Map<String, Object> figures = figures(f, sides[0], sides[1]);
+      putFloor(figures, f, sides[1], floor(segments, f, repeats));
       if (f == json) {
         figures.put("java_number_form_share", FloeBench.round(javaForms[0] / (double) f.records()));
       }
@@ -225,10 +253,12 @@ final class TypedBench {
             "copy_cpu_vs_binary",
             "catchup_vs_binary",
             "stored_bytes_vs_binary",
-            "raw_kept_share")) {
+            "raw_kept_share",
+            "copy_cpu_vs_floor",
+            "catchup_vs_read_floor")) {
       double a = (Double) perFormat.get("avro").get(k);
       double j = (Double) perFormat.get("json").get(k);
-      out.put(k, k.equals("catchup_vs_binary") ? Math.min(a, j) : Math.max(a, j));
+      out.put(k, k.startsWith("catchup_vs") ? Math.min(a, j) : Math.max(a, j));
     }
     out.putAll(perFormat);
     out.put("seconds", FloeBench.round((System.nanoTime() - started) / 1e9));
@@ -272,6 +302,45 @@ final class TypedBench {
     m.put("typed_inexact", p.inexact());
     m.put("typed_undecodable", p.undecodable());
     return m;
+  }
+
+  /**
+   * The Parquet floor of {@code f}'s typed side, after one unmeasured run: its copy CPU (thread
+   * time) and the wall time of reading its files back, medians of {@code repeats} runs.
+   */
+  private static Floor floor(TieredSegments segments, Format f, int repeats) throws Exception {
+    SegmentKey key = key(f.typed(), 0);
+    Table table = segments.tables().find(key.topic(), key.topicId());
+    TypedFloorRows rows = new TypedFloorRows(table, f.format(), f.schema());
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    double[] copyCpu = new double[repeats];
+    double[] read = new double[repeats];
+    for (int i = -1; i < repeats; i++) {
+      System.gc();
+      long cpu0 = threads.getCurrentThreadCpuTime();
+      ParquetFloor.Written written =
+          ParquetFloor.copy(table, 0, f.log(), "typed-floor-" + f.name() + "-" + i, rows);
+      double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+      System.gc();
+      long t0 = System.nanoTime();
+      ParquetFloor.read(table, written);
+      double wall = (System.nanoTime() - t0) / 1e9;
+      ParquetFloor.delete(table, written);
+      if (i >= 0) {
+        copyCpu[i] = cpu;
+        read[i] = wall;
+      }
+    }
+    return new Floor(median(copyCpu), median(read));
+  }
+
+  /** The typed side against its Parquet floor. */
+  private static void putFloor(Map<String, Object> m, Format f, Side typed, Floor floor) {
+    double gib = f.bytes() / MIB / 1024;
+    m.put("copy_cpu_vs_floor", FloeBench.round(typed.copyCpuSeconds() / floor.copyCpuSeconds()));
+    m.put("floor_copy_cpu_s_per_gib", FloeBench.round(floor.copyCpuSeconds() / gib));
+    m.put("catchup_vs_read_floor", FloeBench.round(floor.readSeconds() / typed.catchUpSeconds()));
+    m.put("read_floor_mib_per_s", FloeBench.round(f.bytes() / MIB / floor.readSeconds()));
   }
 
   /**
