@@ -47,8 +47,9 @@ final class TypedPayloads {
      */
     VALUE_NON_CANONICAL,
     /**
-     * Protobuf's first message as message indexes {@code 01 00} (a count and index 0, as some
-     * clients write it) instead of {@code 00}; JSON with an escaped letter and an exponent.
+     * Protobuf's first message as message indexes {@code 02 00} (a count of 1 and index 0, as some
+     * clients write it) instead of {@code 00}, which is typed and written back as it came; JSON
+     * with an escaped letter and an exponent, which keeps its bytes.
      */
     VALUE_OTHER_FORM,
     KEY_NON_CANONICAL,
@@ -111,6 +112,11 @@ final class TypedPayloads {
 
     abstract byte[] otherForm(int id, Map<String, Object> fields);
 
+    /** Whether {@link #otherForm} is a form the table records (typed, no bytes kept). */
+    boolean otherFormExact() {
+      return false;
+    }
+
     abstract byte[] invalid();
 
     abstract byte[] key(Map<String, Object> fields, boolean canonical);
@@ -129,7 +135,13 @@ final class TypedPayloads {
             new Payload[] {canonicalKey, inexact(outOfOrder(v1, value), value)};
         case VALUE_NON_CANONICAL ->
             new Payload[] {canonicalKey, inexact(value(v1, value, false), value)};
-        case VALUE_OTHER_FORM -> new Payload[] {canonicalKey, inexact(otherForm(v1, value), value)};
+        case VALUE_OTHER_FORM ->
+            new Payload[] {
+              canonicalKey,
+              otherFormExact()
+                  ? ok(otherForm(v1, value), value)
+                  : inexact(otherForm(v1, value), value)
+            };
         case KEY_NON_CANONICAL ->
             new Payload[] {inexact(key(key, false), key), ok(value(v1, value, true), value)};
         case NOT_WIRE ->
@@ -176,7 +188,7 @@ final class TypedPayloads {
   }
 
   static byte[] wire(int id, boolean protobuf, byte[] payload) {
-    byte[] prefix = WireFormat.prefix(id, protobuf ? List.of(0) : List.of(), protobuf);
+    byte[] prefix = WireFormat.prefix(id, List.of(), protobuf);
     byte[] out = new byte[prefix.length + payload.length];
     System.arraycopy(prefix, 0, out, 0, prefix.length);
     System.arraycopy(payload, 0, out, prefix.length, payload.length);
@@ -232,6 +244,11 @@ final class TypedPayloads {
                   out.writeInt64(1, (Long) fields.get("id"));
                 });
         return wire(id, true, payload);
+      }
+
+      @Override
+      boolean otherFormExact() {
+        return true;
       }
 
       @Override

@@ -118,7 +118,9 @@ final class TypedRows {
   }
 
   private static void assertColumn(String what, Column actual, Payload expected) {
-    assertThat(actual.status()).as("%s: status", what).isEqualTo(expected.status());
+    assertThat(actual.status())
+        .as("%s: status (%s)", what, actual.reason())
+        .isEqualTo(expected.status());
     assertThat(actual.fields()).as("%s: typed fields", what).isEqualTo(expected.fields());
     if (expected.reason() != null) {
       assertThat(actual.reason()).as("%s: reason", what).contains(expected.reason());

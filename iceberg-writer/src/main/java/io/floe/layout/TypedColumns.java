@@ -96,7 +96,8 @@ public final class TypedColumns {
               nextId[0]++,
               message(column),
               Types.ListType.ofRequired(nextId[0]++, Types.IntegerType.get()),
-              "Path of the Protobuf message type in its file; null for the first message"));
+              "Path of the Protobuf message type in its file; null for the first message"
+                  + " written as the single byte 0 ([0] when written as a count and index 0)"));
     }
     if (format.format() == ColumnFormat.Format.JSON_SCHEMA) {
       out.add(

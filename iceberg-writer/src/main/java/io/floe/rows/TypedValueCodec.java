@@ -36,9 +36,10 @@ public final class TypedValueCodec implements ValueCodec {
    * The version of the typed payload codecs (wire-format prefix, Avro, Protobuf and JSON Schema
    * canonical forms) recorded in each segment a typed table gets: fetch refuses a segment typed by
    * a newer one rather than re-encode it differently. 2: JSON Schema's second writer form (Java's
-   * numbers), recorded in the form column.
+   * numbers), recorded in the form column. 3: Protobuf's first message written as a count and index
+   * 0, recorded as the message path [0].
    */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   private final boolean evolves;
   private final String column;
@@ -106,7 +107,7 @@ public final class TypedValueCodec implements ValueCodec {
         start = prefix.payloadStart();
       } else {
         schemaId = schemas.latestId(format.subject());
-        indexes = protobuf ? List.of(0) : List.of();
+        indexes = List.of();
       }
       WriterKey key = new WriterKey(schemaId, indexes);
       PayloadCodec codec = codec(key, true);
@@ -222,7 +223,7 @@ public final class TypedValueCodec implements ValueCodec {
   private List<Integer> messageOf(StructLike row) {
     @SuppressWarnings("unchecked")
     List<Integer> path = row.get(messagePos, List.class);
-    return path == null ? List.of(0) : path;
+    return path == null ? List.of() : path;
   }
 
   private void set(
@@ -238,7 +239,8 @@ public final class TypedValueCodec implements ValueCodec {
     }
     row.set(schemaIdPos, schemaId);
     if (messagePos >= 0) {
-      row.set(messagePos, indexes == null || indexes.equals(List.of(0)) ? null : indexes);
+      // null: the first message as the wire format's single byte 0; [0] is the counted form
+      row.set(messagePos, indexes == null || indexes.isEmpty() ? null : indexes);
     }
     if (formPos >= 0) {
       row.set(formPos, null);

@@ -9,9 +9,9 @@ import java.util.List;
  * Protobuf the path of the message type in its file (a zig-zag varint count, then that many zig-zag
  * varint indexes; a count of 0 stands for the first message), then the payload.
  *
- * <p>{@link #write} gives the canonical prefix, the one Confluent's serializers write: a first
- * message as the single byte 0. A record written with another form (a count of 1 and index 0, as
- * some clients write) re-encodes to other bytes, so it keeps its original bytes.
+ * <p>Both forms of the first message are kept apart: the single byte 0 (Confluent's serializers)
+ * reads as no indexes, a count of 1 and index 0 (some other clients) as the index list {@code [0]},
+ * and {@link #prefix} writes each back as it came.
  */
 public final class WireFormat {
   public static final byte MAGIC = 0;
@@ -53,7 +53,7 @@ public final class WireFormat {
           "invalid Protobuf message index count " + count + " in the wire format prefix");
     }
     if (count == 0) {
-      return new Prefix(id, List.of(0), at[0]);
+      return new Prefix(id, List.of(), at[0]);
     }
     List<Integer> indexes = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
@@ -67,7 +67,10 @@ public final class WireFormat {
     return new Prefix(id, List.copyOf(indexes), at[0]);
   }
 
-  /** The canonical prefix for {@code schemaId} (and, for Protobuf, {@code messageIndexes}). */
+  /**
+   * The prefix for {@code schemaId} and, for Protobuf, {@code messageIndexes}: none is the first
+   * message as the single byte 0, any other list (even {@code [0]}) a count and the indexes.
+   */
   public static byte[] prefix(int schemaId, List<Integer> messageIndexes, boolean protobuf) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(8);
     out.write(MAGIC);
@@ -76,7 +79,7 @@ public final class WireFormat {
     out.write(schemaId >>> 8);
     out.write(schemaId);
     if (protobuf) {
-      if (messageIndexes.equals(List.of(0)) || messageIndexes.isEmpty()) {
+      if (messageIndexes.isEmpty()) {
         out.write(0);
       } else {
         writeZigZag(out, messageIndexes.size());

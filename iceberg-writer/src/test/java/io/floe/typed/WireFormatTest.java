@@ -23,15 +23,20 @@ class WireFormatTest {
     byte[] confluent = {0, 0, 0, 0, 7, 0, 9};
     byte[] counted = {0, 0, 0, 0, 7, 2, 0, 9};
     byte[] nested = {0, 0, 0, 0, 7, 4, 2, 6, 9};
-    assertThat(WireFormat.read(confluent, true)).isEqualTo(new WireFormat.Prefix(7, List.of(0), 6));
+    assertThat(WireFormat.read(confluent, true)).isEqualTo(new WireFormat.Prefix(7, List.of(), 6));
     assertThat(WireFormat.read(counted, true)).isEqualTo(new WireFormat.Prefix(7, List.of(0), 7));
     assertThat(WireFormat.read(nested, true)).isEqualTo(new WireFormat.Prefix(7, List.of(1, 3), 8));
   }
 
   @Test
-  void writesTheCanonicalPrefixSoOtherFormsReencodeDifferently() {
-    assertThat(WireFormat.prefix(7, List.of(0), true)).containsExactly(0, 0, 0, 0, 7, 0);
+  void writesEachFormOfTheFirstMessageBackAsItCame() throws Exception {
+    assertThat(WireFormat.prefix(7, List.of(), true)).containsExactly(0, 0, 0, 0, 7, 0);
+    assertThat(WireFormat.prefix(7, List.of(0), true)).containsExactly(0, 0, 0, 0, 7, 2, 0);
     assertThat(WireFormat.prefix(7, List.of(1, 3), true)).containsExactly(0, 0, 0, 0, 7, 4, 2, 6);
+    for (byte[] prefix : List.of(new byte[] {0, 0, 0, 0, 7, 0}, new byte[] {0, 0, 0, 0, 7, 2, 0})) {
+      WireFormat.Prefix read = WireFormat.read(prefix, true);
+      assertThat(WireFormat.prefix(read.schemaId(), read.messageIndexes(), true)).isEqualTo(prefix);
+    }
   }
 
   @Test
