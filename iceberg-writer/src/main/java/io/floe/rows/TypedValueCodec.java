@@ -41,6 +41,18 @@ public final class TypedValueCodec implements ValueCodec {
    */
   public static final int VERSION = 3;
 
+  /**
+   * The version a segment of a column of {@code format} records: the oldest that re-encodes it the
+   * same (0 for binary), so that during a rolling upgrade brokers still on the previous version
+   * keep serving what they can.
+   */
+  public static int versionFor(ColumnFormat format) {
+    if (!format.typed()) {
+      return 0;
+    }
+    return format.format() == ColumnFormat.Format.PROTOBUF ? VERSION : 2;
+  }
+
   private final boolean evolves;
   private final String column;
   private final ColumnFormat format;

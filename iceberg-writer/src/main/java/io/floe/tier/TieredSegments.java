@@ -206,10 +206,9 @@ public final class TieredSegments {
   }
 
   private static int typedCodecVersion(Table table) {
-    boolean typed =
-        ColumnFormat.fromProperties(table.properties(), "key").typed()
-            || ColumnFormat.fromProperties(table.properties(), "value").typed();
-    return typed ? TypedValueCodec.VERSION : 0;
+    return Math.max(
+        TypedValueCodec.versionFor(ColumnFormat.fromProperties(table.properties(), "key")),
+        TypedValueCodec.versionFor(ColumnFormat.fromProperties(table.properties(), "value")));
   }
 
   private SegmentManifest manifest(

@@ -145,7 +145,16 @@ class TypedCopyTest {
 
       assertThat(segments(tables, TableCodecs.withoutRegistry()).open(key).manifest())
           .extracting(SegmentManifest::typedCodecVersion)
-          .isEqualTo(TypedValueCodec.VERSION);
+          .as("an Avro table's segments keep the version the previous Floe serves")
+          .isEqualTo(2);
+      assertThat(
+              TypedValueCodec.versionFor(
+                  new ColumnFormat(
+                      ColumnFormat.Format.PROTOBUF, ColumnFormat.SchemaSource.WIRE, null)))
+          .as("Protobuf's counted first-message index needs this version")
+          .isEqualTo(TypedValueCodec.VERSION)
+          .isEqualTo(3);
+      assertThat(TypedValueCodec.versionFor(ColumnFormat.BINARY)).isZero();
       SegmentManifest newer =
           SegmentManifest.parse(
               SidecarObjects.read(table.io(), key.sidecarLocation(table.location())));
