@@ -66,8 +66,7 @@ public final class TypedValueCodec implements ValueCodec {
   private final int statusPos;
   private final int reasonPos;
   private final int rawPos;
-  private final Map<WriterKey, PayloadCodec> codecs = new HashMap<>();
-  private final Map<WriterKey, byte[]> prefixes = new HashMap<>();
+  private final Map<WriterKey, Writer> writers = new HashMap<>();
   private long ok;
   private long inexact;
   private long undecodable;
@@ -122,9 +121,9 @@ public final class TypedValueCodec implements ValueCodec {
         indexes = List.of();
       }
       WriterKey key = new WriterKey(schemaId, indexes);
-      PayloadCodec codec = codec(key, true);
-      Object value = codec.decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
-      Integer form = formOf(value, codec, prefix(key), bytes, start);
+      Writer writer = writer(key, true);
+      Object value = writer.codec().decode(ByteBuffer.wrap(bytes, start, bytes.length - start));
+      Integer form = formOf(value, writer, bytes, start);
       boolean exact = form != null;
       if (exact) {
         ok++;
@@ -161,10 +160,12 @@ public final class TypedValueCodec implements ValueCodec {
     List<Integer> indexes = protobuf ? messageOf(row) : List.of();
     try {
       WriterKey key = new WriterKey(schemaId, indexes);
-      PayloadCodec codec = codec(key, false);
+      Writer writer = writer(key, false);
       Integer form = formPos >= 0 ? row.get(formPos, Integer.class) : null;
       Object value = row.get(valuePos, Object.class);
-      return prefixed(prefix(key), form == null ? codec.encode(value) : codec.encode(value, form));
+      PayloadCodec codec = writer.codec();
+      return prefixed(
+          writer.prefix(), form == null ? codec.encode(value) : codec.encode(value, form));
     } catch (SchemaUnavailableException e) {
       throw new IllegalStateException(
           "Cannot re-encode a typed " + column + " of writer schema " + schemaId, e);
@@ -175,11 +176,12 @@ public final class TypedValueCodec implements ValueCodec {
    * The writer form whose encoding of {@code value} gives back {@code bytes} (0: the canonical
    * one), or null if none does. Other forms are tried only where the table records the form.
    */
-  private Integer formOf(
-      Object value, PayloadCodec codec, byte[] prefix, byte[] bytes, int payloadStart) {
+  private Integer formOf(Object value, Writer writer, byte[] bytes, int payloadStart) {
+    byte[] prefix = writer.prefix();
     if (!Arrays.equals(prefix, 0, prefix.length, bytes, 0, payloadStart)) {
       return null;
     }
+    PayloadCodec codec = writer.codec();
     int forms = formPos >= 0 ? codec.forms() : 1;
     for (int form = 0; form < forms; form++) {
       if (codec.encodesTo(value, form, bytes, payloadStart, bytes.length)) {
@@ -195,9 +197,9 @@ public final class TypedValueCodec implements ValueCodec {
     return new PayloadCounts(ok, inexact, undecodable);
   }
 
-  private PayloadCodec codec(WriterKey key, boolean copying) throws SchemaUnavailableException {
-    PayloadCodec codec = codecs.get(key);
-    if (codec == null) {
+  private Writer writer(WriterKey key, boolean copying) throws SchemaUnavailableException {
+    Writer bound = writers.get(key);
+    if (bound == null) {
       WriterSchema writer = schemas.writerSchema(key.schemaId(), key.messageIndexes());
       FieldPlacement placement = FieldPlacement.of(columnType, writer.icebergType());
       if (copying && (columnType == null || !TypeCoverage.covers(columnType, placement.placed()))) {
@@ -207,20 +209,14 @@ public final class TypedValueCodec implements ValueCodec {
         throw new SchemaUnavailableException(
             "writer schema " + key.schemaId() + " is not in the table yet (typed once tiered)");
       }
-      codec = writer.bind(placement.view());
-      codecs.put(key, codec);
+      byte[] prefix =
+          format.source() == ColumnFormat.SchemaSource.LATEST
+              ? new byte[0]
+              : WireFormat.prefix(key.schemaId(), key.messageIndexes(), protobuf);
+      bound = new Writer(writer.bind(placement.view()), prefix);
+      writers.put(key, bound);
     }
-    return codec;
-  }
-
-  /** The wire-format prefix a payload of {@code key} is written with (none for latest schema). */
-  private byte[] prefix(WriterKey key) {
-    return prefixes.computeIfAbsent(
-        key,
-        k ->
-            format.source() == ColumnFormat.SchemaSource.LATEST
-                ? new byte[0]
-                : WireFormat.prefix(k.schemaId(), k.messageIndexes(), protobuf));
+    return bound;
   }
 
   private static byte[] prefixed(byte[] prefix, byte[] payload) {
@@ -263,4 +259,10 @@ public final class TypedValueCodec implements ValueCodec {
   }
 
   private record WriterKey(int schemaId, List<Integer> messageIndexes) {}
+
+  /**
+   * A writer schema bound to the column: its codec, and the wire-format prefix its payloads are
+   * written with (none for the latest-schema source).
+   */
+  private record Writer(PayloadCodec codec, byte[] prefix) {}
 }
