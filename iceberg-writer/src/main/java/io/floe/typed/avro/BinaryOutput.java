@@ -61,9 +61,14 @@ final class BinaryOutput {
   }
 
   void writeRaw(byte[] value) {
-    ensure(value.length);
-    System.arraycopy(value, 0, bytes, size, value.length);
-    size += value.length;
+    writeRaw(value, value.length);
+  }
+
+  /** The first {@code length} bytes of {@code value}. */
+  private void writeRaw(byte[] value, int length) {
+    ensure(length);
+    System.arraycopy(value, 0, bytes, size, length);
+    size += length;
   }
 
   /** The remaining bytes of {@code value}, without moving its position. */
@@ -87,9 +92,7 @@ final class BinaryOutput {
   void writeString(CharSequence value) {
     if (value instanceof Utf8 utf8) {
       writeLong(utf8.getByteLength());
-      ensure(utf8.getByteLength());
-      System.arraycopy(utf8.getBytes(), 0, bytes, size, utf8.getByteLength());
-      size += utf8.getByteLength();
+      writeRaw(utf8.getBytes(), utf8.getByteLength());
       return;
     }
     writeBytes(value.toString().getBytes(StandardCharsets.UTF_8));
