@@ -77,7 +77,7 @@ soak:
 	  -Dfloe.soak.report=$(CURDIR)/target/soak/report.json
 
 # Commit throughput (not part of make test): three brokers' catalog clients copying small segments into one table on a
-# shared catalog for COMMIT_RATE_SECONDS; snapshots/s in all and per broker per 5 s, commit attempts, where copiers'
+# shared catalog for COMMIT_RATE_SECONDS; segments/s (and snapshots/s) in all and per broker per 5 s, commit attempts, where copiers'
 # time goes, metadata.json size per snapshot (iceberg-writer's SharedCommitRate). COMMIT_RATE_KIND=POSTGRES or REST.
 COMMIT_RATE_KIND ?= POSTGRES
 COMMIT_RATE_SECONDS ?= 25

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.floe.headview.HeadViewConfig;
 import io.floe.headview.HeadViewServer;
+import io.floe.layout.SegmentSummary;
 import io.floe.testing.TestCatalogs;
 import io.floe.tier.TopicTables;
 import java.nio.file.Path;
@@ -218,7 +219,7 @@ class HeadViewOnTieringBrokerTest {
     for (Snapshot s = view.currentSnapshot();
         s != null;
         s = s.parentId() == null ? null : view.snapshot(s.parentId())) {
-      if (s.summary().containsKey("floe.segment-id")) {
+      if (!SegmentSummary.segmentsOf(s.summary()).isEmpty()) {
         return s.snapshotId();
       }
     }

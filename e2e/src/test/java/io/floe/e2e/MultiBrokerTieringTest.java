@@ -380,7 +380,7 @@ class MultiBrokerTieringTest {
     checks.assertTableHoldsEachRecordOnce(table, topic, tiered);
     System.out.printf("%s: orphan audit: %s%n", topic.name, TierChecks.assertNoOrphans(table));
     int overlaps = checks.assertEveryRemoteSegmentServesExactly(topic);
-    List<Map<String, String>> overlapCommits = TierChecks.overlapSnapshots(table);
+    List<SegmentSummary.Segment> overlapCommits = TierChecks.overlapSnapshots(table);
     System.out.printf(
         "%s: tiered %s; remote segments%s; %d pairs overlap in part; copies %s, commit attempts %s,"
             + " failed copies %s; %d commits hid rows of another replica's copy: %s%n",
@@ -396,13 +396,13 @@ class MultiBrokerTieringTest {
             .map(
                 s ->
                     "p"
-                        + s.get(SegmentSummary.PARTITION)
+                        + s.partition()
                         + " "
-                        + s.get(SegmentSummary.START_OFFSET)
+                        + s.startOffset()
                         + ".."
-                        + s.get(SegmentSummary.END_OFFSET)
+                        + s.endOffset()
                         + " hid "
-                        + s.get(SegmentSummary.OVERLAPPED_ROWS))
+                        + s.overlappedRows())
             .toList());
     if (overlaps > 0) {
       assertThat(overlapCommits).as("commits that hid rows of another replica's copy").isNotEmpty();

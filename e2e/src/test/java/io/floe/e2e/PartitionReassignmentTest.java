@@ -272,7 +272,7 @@ class PartitionReassignmentTest {
     Table table = checks.table(catalog, topic.name);
     checks.assertTableHoldsEachRecordOnce(table, topic, tiered);
     int overlaps = checks.assertEveryRemoteSegmentServesExactly(topic);
-    List<Map<String, String>> overlapCommits = TierChecks.overlapSnapshots(table);
+    List<SegmentSummary.Segment> overlapCommits = TierChecks.overlapSnapshots(table);
     List<String> logged = warnings.drain();
     System.out.printf(
         "%s: tiered %s; remote segments%s; %d pairs overlap in part; copies %s, index fetches %s,"
@@ -290,13 +290,13 @@ class PartitionReassignmentTest {
             .map(
                 s ->
                     "p"
-                        + s.get(SegmentSummary.PARTITION)
+                        + s.partition()
                         + " "
-                        + s.get(SegmentSummary.START_OFFSET)
+                        + s.startOffset()
                         + ".."
-                        + s.get(SegmentSummary.END_OFFSET)
+                        + s.endOffset()
                         + " hid "
-                        + s.get(SegmentSummary.OVERLAPPED_ROWS))
+                        + s.overlappedRows())
             .toList());
     if (overlaps > 0) {
       assertThat(overlapCommits).as("commits that hid rows of another replica's copy").isNotEmpty();

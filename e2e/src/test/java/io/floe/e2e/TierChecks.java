@@ -265,15 +265,21 @@ final class TierChecks {
     return audit;
   }
 
-  /** The copy snapshots in the table's current history that hid rows of another replica's copy. */
-  static List<Map<String, String>> overlapSnapshots(Table table) {
+  /**
+   * The segments committed in the table's current history that hid rows of another replica's copy,
+   * in commit order.
+   */
+  static List<SegmentSummary.Segment> overlapSnapshots(Table table) {
     table.refresh();
-    List<Map<String, String>> out = new ArrayList<>();
+    List<SegmentSummary.Segment> out = new ArrayList<>();
     for (Snapshot s = table.currentSnapshot();
         s != null;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      if (s.summary().containsKey(SegmentSummary.OVERLAPPED_FILES)) {
-        out.add(0, s.summary());
+      List<SegmentSummary.Segment> segments = SegmentSummary.segmentsOf(s.summary());
+      for (int i = segments.size() - 1; i >= 0; i--) {
+        if (segments.get(i).overlappedFiles() > 0) {
+          out.add(0, segments.get(i));
+        }
       }
     }
     return out;

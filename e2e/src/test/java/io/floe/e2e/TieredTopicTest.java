@@ -472,12 +472,8 @@ class TieredTopicTest {
       for (Snapshot s = snapshot;
           s != null;
           s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-        Map<String, String> summary = s.summary();
-        if (summary.containsKey(SegmentSummary.END_OFFSET)) {
-          tieredEnd.merge(
-              Integer.parseInt(summary.get(SegmentSummary.PARTITION)),
-              Long.parseLong(summary.get(SegmentSummary.END_OFFSET)),
-              Math::max);
+        for (SegmentSummary.Segment segment : SegmentSummary.segmentsOf(s.summary())) {
+          tieredEnd.merge(segment.partition(), segment.endOffset(), Math::max);
         }
       }
       for (int p = 0; p < PARTITIONS; p++) {

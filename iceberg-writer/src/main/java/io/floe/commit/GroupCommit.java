@@ -1,33 +1,39 @@
 package io.floe.commit;
 
-import io.floe.copy.Leftovers;
+import io.floe.layout.CallerRuns;
+import io.floe.layout.SegmentSummary;
+import io.floe.layout.TopicTableLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expressions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
- * Combines concurrent segment commits into one table into one catalog commit. Each member still
- * becomes its own snapshot (its own RowDelta, summary and validation) inside one Iceberg {@link
- * Transaction}; the catalog sees one metadata swap per group instead of one per segment, so copiers
- * of one table stop racing each other.
+ * Combines concurrent segment commits into one table into one snapshot and one catalog commit, so
+ * copiers of one table stop racing each other and each commit's fixed cost (a manifest list, a
+ * metadata file, a catalog swap) is paid once per group instead of once per segment. The snapshot's
+ * summary lists every member's segment ({@link SegmentSummary#write}).
  *
  * <p>The first copier to arrive leads: it takes every commit waiting at that moment (its own
  * included), commits them, and hands the lead to the next waiting copier, so no copier serves
- * others for long. A member whose delta cannot be staged (validation against the other members or
- * the table fails) fails alone and the group is staged again without it; a failure of the catalog
- * commit fails every member, each of which retries on its own terms. Every member returns only once
- * its own snapshot is committed (or with its own failure).
+ * others for long. Each member planned against the snapshot it read; a member that something
+ * committed since then conflicts with ({@link MemberConflicts}) fails alone, to plan again, and the
+ * others commit with validation from the snapshot the leader just read. Should a concurrent commit
+ * conflict while the group commits, the leader reads the table again and leaves out the members it
+ * conflicts with. A failure of the catalog commit fails every member, each of which retries on its
+ * own terms. Every member returns only once its segment is committed (or with its own failure).
  *
  * <p>Other writers (other brokers leading partitions of the same topic) race this one for the
  * table's metadata pointer. A writer that has just committed holds the freshest metadata and wins
@@ -41,14 +47,19 @@ import org.slf4j.event.Level;
 final class GroupCommit {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
 
-  /**
-   * One segment's commit: fills a RowDelta of the group's transaction and checks its own snapshot.
-   */
+  /** One segment's commit: what it adds and what it planned against. */
   interface Member {
-    void apply(RowDelta delta);
+    /** The segment, as the snapshot's summary records it. */
+    SegmentSummary.Segment segment();
 
-    /** True when {@code snapshot} is the one this member wrote (its summary names the segment). */
-    boolean owns(Snapshot snapshot);
+    /** The snapshot its plan read; null when the table had none. */
+    Long base();
+
+    /** The data files its position deletes point at: they must still be live at commit. */
+    Set<String> referencedFiles();
+
+    /** Adds its data and delete files to the group's snapshot. */
+    void addTo(RowDelta delta);
   }
 
   static final long MAX_PAUSE_MS = 500;
@@ -132,79 +143,115 @@ final class GroupCommit {
   private static void commitGroup(Table table, List<Waiter> group, Queue queue) {
     long started = System.nanoTime();
     List<Waiter> remaining = new ArrayList<>(group);
+    int conflicts = 0;
     while (!remaining.isEmpty()) {
       table.refresh();
+      Snapshot head = table.currentSnapshot();
       long baseSequence = lastSequence(table);
       queue.sawBase(baseSequence, started);
+      remaining = admitted(table, head, remaining);
+      if (remaining.isEmpty()) {
+        return;
+      }
       Transaction txn = table.newTransaction();
-      List<Long> staged = new ArrayList<>();
-      Waiter refused = null;
-      for (Waiter w : remaining) {
-        try {
-          RowDelta delta = txn.newRowDelta();
-          w.member.apply(delta);
-          delta.commit(); // staged in the transaction: validated against the table and earlier
-          // members
-          staged.add(txn.table().currentSnapshot().snapshotId());
-        } catch (RuntimeException e) {
-          refused = w;
-          w.fail(e);
-          break;
-        }
-      }
-      if (refused != null) {
-        // A transaction cannot drop a staged update: give it up and stage the others again.
-        discard(table, txn, staged);
-        remaining.remove(refused);
-        continue;
-      }
       try {
+        stage(txn, head, remaining);
         txn.commitTransaction();
+      } catch (ValidationException e) {
+        // A concurrent commit conflicts with a member: the next round's read leaves it out. Each
+        // round leaves out at least one member, unless the conflict is one MemberConflicts does
+        // not know: then the members fail.
+        if (++conflicts > group.size()) {
+          fail(remaining, e);
+          return;
+        }
+        LOG.debug("A concurrent commit into {} conflicts with the group", table.name(), e);
+        continue;
       } catch (RuntimeException e) {
-        remaining.forEach(w -> w.fail(e));
+        fail(remaining, e);
         return;
       }
       Table committed =
           txn.table(); // the metadata just committed (re-applied if the transaction retried)
-      queue.committed(
-          baseSequence, lastSequence(committed), remaining.size(), System.nanoTime() - started);
+      queue.committed(baseSequence, lastSequence(committed), System.nanoTime() - started);
       loadCommitted(table);
-      for (int i = 0; i < remaining.size(); i++) {
-        Waiter w = remaining.get(i);
-        w.succeed(committedSnapshot(committed, w.member, staged.get(i)));
-      }
+      long snapshotId = committedSnapshot(committed, remaining.get(0).member.segment());
+      remaining.forEach(w -> w.succeed(snapshotId));
       if (remaining.size() > 1) {
         LOG.debug(
-            "Committed {} segments into {} in one catalog commit", remaining.size(), table.name());
+            "Committed {} segments into {} in snapshot {}",
+            remaining.size(),
+            table.name(),
+            snapshotId);
       }
       return;
     }
   }
 
   /**
-   * Deletes what the snapshots staged in a transaction that will never commit wrote: their manifest
-   * lists and the manifests they added (the members' data and delete files are theirs to keep or
-   * clean). Nothing references them; left behind they would stay in the warehouse for good.
+   * The waiters whose members can commit on top of {@code head}; the others fail, to plan again.
    */
-  private static void discard(Table table, Transaction txn, List<Long> staged) {
-    List<String> files = new ArrayList<>();
-    for (long id : staged) {
-      Snapshot snapshot = txn.table().snapshot(id);
-      if (snapshot == null || snapshot.manifestListLocation() == null) {
-        continue;
-      }
-      try {
-        for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-          if (manifest.snapshotId() != null && manifest.snapshotId() == id) {
-            files.add(manifest.path());
-          }
-        }
-      } catch (RuntimeException e) {
-        LOG.debug("Could not list the manifests of staged snapshot {}", id, e);
-      }
-      files.add(snapshot.manifestListLocation());
+  private static List<Waiter> admitted(Table table, Snapshot head, List<Waiter> waiters) {
+    List<Member> members = new ArrayList<>(waiters.size());
+    waiters.forEach(w -> members.add(w.member));
+    Map<Member, String> refused = MemberConflicts.of(table, head, members);
+    if (refused.isEmpty()) {
+      return waiters;
     }
-    Leftovers.delete(table.io(), files, Level.DEBUG);
+    List<Waiter> admitted = new ArrayList<>(waiters.size());
+    for (Waiter w : waiters) {
+      String reason = refused.get(w.member);
+      if (reason == null) {
+        admitted.add(w);
+      } else {
+        SegmentSummary.Segment s = w.member.segment();
+        w.fail(
+            new ValidationException(
+                "Segment %s of partition %s must plan its commit into %s again: %s",
+                s.segmentId(), s.partition(), table.name(), reason));
+      }
+    }
+    return admitted;
+  }
+
+  /**
+   * Stages the group's one snapshot: every member's files and segment, validated from {@code head}
+   * (which every member is checked against already) in the members' partitions.
+   */
+  private static void stage(Transaction txn, Snapshot head, List<Waiter> members) {
+    RowDelta delta = txn.newRowDelta();
+    List<SegmentSummary.Segment> segments = new ArrayList<>(members.size());
+    Set<Integer> partitions = new TreeSet<>();
+    Set<String> referenced = new TreeSet<>();
+    for (Waiter w : members) {
+      w.member.addTo(delta);
+      segments.add(w.member.segment());
+      partitions.add(w.member.segment().partition());
+      referenced.addAll(w.member.referencedFiles());
+    }
+    SegmentSummary.write(segments, delta::set);
+    delta
+        .conflictDetectionFilter(Expressions.in(TopicTableLayout.PARTITION, partitions.toArray()))
+        .validateNoConflictingDataFiles()
+        .validateDeletedFiles()
+        // Validation and manifest writes in the calling thread (see CallerRuns): every
+        // millisecond between reading the table's metadata and swapping it is one in which
+        // another broker's commit makes this one fail.
+        .scanManifestsWith(CallerRuns.EXECUTOR)
+        .writeManifestsWith(CallerRuns.EXECUTOR, 1);
+    if (head != null) {
+      delta.validateFromSnapshot(head.snapshotId());
+    }
+    if (!referenced.isEmpty()) {
+      // A concurrent segment delete that took one of them out of the table makes the group read
+      // the table again.
+      delta.validateDataFilesExist(referenced);
+    }
+    delta.commit(); // staged in the transaction
+  }
+
+  private static void fail(List<Waiter> waiters, RuntimeException e) {
+    waiters.forEach(w -> w.fail(e));
   }
 
   private static long lastSequence(Table table) {
@@ -227,23 +274,21 @@ final class GroupCommit {
   }
 
   /**
-   * The member's snapshot id: the staged one, or (should a retry have renumbered it) found by its
-   * summary.
+   * The id of the snapshot that committed {@code segment}: the committed metadata's current one, or
+   * (should a retry have put another writer's commit on top) found by its summary.
    */
-  private static long committedSnapshot(Table table, Member member, long stagedId) {
-    Snapshot staged = table.snapshot(stagedId);
-    if (staged != null && member.owns(staged)) {
-      return stagedId;
-    }
+  private static long committedSnapshot(Table table, SegmentSummary.Segment segment) {
     for (Snapshot s = table.currentSnapshot();
         s != null;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      if (member.owns(s)) {
-        return s.snapshotId();
+      for (SegmentSummary.Segment committed : SegmentSummary.segmentsOf(s.summary())) {
+        if (committed.sameSegment(segment)) {
+          return s.snapshotId();
+        }
       }
     }
     throw new IllegalStateException(
-        "Committed transaction of " + table.name() + " lacks a member's snapshot");
+        "Committed transaction of " + table.name() + " lacks the group's snapshot");
   }
 
   private static final class Queue {
@@ -264,9 +309,9 @@ final class GroupCommit {
     }
 
     /** A retried transaction is re-applied on top of other writers' commits. */
-    void committed(long baseSequence, long sequence, int snapshots, long tookNanos) {
+    void committed(long baseSequence, long sequence, long tookNanos) {
       long now = System.nanoTime();
-      if (sequence > baseSequence + snapshots) {
+      if (sequence > baseSequence + 1) {
         othersSeen(now);
       }
       ownSequence = sequence;

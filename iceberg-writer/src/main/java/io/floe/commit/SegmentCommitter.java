@@ -5,13 +5,10 @@ import io.floe.copy.Leftovers;
 import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
-import io.floe.layout.CallerRuns;
 import io.floe.layout.SegmentSummary;
-import io.floe.layout.TopicTableLayout;
 import io.floe.layout.WithoutHadoopDefaults;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -25,7 +22,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.Tasks;
 import org.slf4j.Logger;
@@ -33,15 +29,14 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Commits a written segment as one Iceberg snapshot. In the same commit it hides, with position
- * deletes named after the segment, the rows inside the segment of every other copy of its offsets
- * (an earlier attempt Kafka retried under a new segment id, another replica's segments after a
- * leader change, a demoted leader's late copy), so each offset stays in the table once; and it
- * hides the earlier-segment records of transactions this segment's markers abort. {@link
- * CommitPlanner} decides which, this class writes the delete files and commits. Concurrent commits
- * into one table are grouped into one catalog commit (one snapshot per segment still, see {@link
- * GroupCommit}). Conflicts with concurrent writers are retried with exponential backoff, planning
- * again against the new table state each time.
+ * Commits a written segment into its table. In the same commit it hides, with position deletes
+ * named after the segment, the rows inside the segment of every other copy of its offsets (an
+ * earlier attempt Kafka retried under a new segment id, another replica's segments after a leader
+ * change, a demoted leader's late copy), so each offset stays in the table once; and it hides the
+ * earlier-segment records of transactions this segment's markers abort. {@link CommitPlanner}
+ * decides which, this class writes the delete files and commits. Concurrent commits into one table
+ * share one snapshot (see {@link GroupCommit}). Conflicts with concurrent writers are retried with
+ * exponential backoff, planning again against the new table state each time.
  */
 public final class SegmentCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentCommitter.class);
@@ -179,51 +174,37 @@ public final class SegmentCommitter {
     writtenHere.addAll(hideRows(table, segment, segmentId, plan));
     int overlapped = plan.overlappedFiles();
     Long baseId = base == null ? null : base.snapshotId();
+    SegmentSummary.Segment summary =
+        new SegmentSummary.Segment(
+            topicId,
+            segment.partition(),
+            segment.baseOffset(),
+            segment.lastOffset(),
+            segmentId,
+            overlapped,
+            rows(plan.overlappedRows()));
     GroupCommit.Member member =
         new GroupCommit.Member() {
           @Override
-          public void apply(RowDelta delta) {
-            segment.dataFiles().forEach(delta::addRows);
-            segment.deleteFiles().forEach(delta::addDeletes);
-            writtenHere.forEach(delta::addDeletes);
-            delta
-                .set(SegmentSummary.TOPIC_ID, topicId)
-                .set(SegmentSummary.PARTITION, Integer.toString(segment.partition()))
-                .set(SegmentSummary.START_OFFSET, Long.toString(segment.baseOffset()))
-                .set(SegmentSummary.END_OFFSET, Long.toString(segment.lastOffset()))
-                .set(SegmentSummary.SEGMENT_ID, segmentId)
-                .conflictDetectionFilter(
-                    Expressions.equal(TopicTableLayout.PARTITION, segment.partition()))
-                .validateNoConflictingDataFiles()
-                .validateDeletedFiles()
-                // Validation and manifest writes in the calling thread (see CallerRuns):
-                // every millisecond between reading the table's metadata and swapping it is one
-                // in which another broker's commit makes this one fail.
-                .scanManifestsWith(CallerRuns.EXECUTOR)
-                .writeManifestsWith(CallerRuns.EXECUTOR, 1);
-            if (baseId != null) {
-              delta.validateFromSnapshot(baseId);
-            }
-            if (!plan.referencedFiles().isEmpty()) {
-              // The position deletes point at these files: a concurrent segment delete that took
-              // one of them out of the table makes this attempt plan again.
-              delta.validateDataFilesExist(plan.referencedFiles());
-            }
-            if (overlapped > 0) {
-              delta
-                  .set(SegmentSummary.OVERLAPPED_FILES, Integer.toString(overlapped))
-                  .set(SegmentSummary.OVERLAPPED_ROWS, Long.toString(rows(plan.overlappedRows())));
-            }
+          public SegmentSummary.Segment segment() {
+            return summary;
           }
 
           @Override
-          public boolean owns(Snapshot snapshot) {
-            Map<String, String> summary = snapshot.summary();
-            return summary != null
-                && segmentId.equals(summary.get(SegmentSummary.SEGMENT_ID))
-                && topicId.equals(summary.get(SegmentSummary.TOPIC_ID))
-                && Integer.toString(segment.partition())
-                    .equals(summary.get(SegmentSummary.PARTITION));
+          public Long base() {
+            return baseId;
+          }
+
+          @Override
+          public Set<String> referencedFiles() {
+            return plan.referencedFiles();
+          }
+
+          @Override
+          public void addTo(RowDelta delta) {
+            segment.dataFiles().forEach(delta::addRows);
+            segment.deleteFiles().forEach(delta::addDeletes);
+            writtenHere.forEach(delta::addDeletes);
           }
         };
     long snapshotId = groups.commit(table, member);

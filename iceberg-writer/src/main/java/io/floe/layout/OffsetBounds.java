@@ -162,14 +162,12 @@ public final class OffsetBounds {
   }
 
   /**
-   * Raises {@code next} to the offset after the end a segment commit's summary records ({@link
-   * SegmentSummary#PARTITION}, {@link SegmentSummary#END_OFFSET}), if the snapshot has one.
+   * Raises {@code next} to the offset after the end of each segment a segment commit's summary
+   * records ({@link SegmentSummary#segmentsOf}), if the snapshot is one.
    */
   public static void mergeSummaryEnd(Snapshot snapshot, Map<Integer, Long> next) {
-    String partition = snapshot.summary().get(SegmentSummary.PARTITION);
-    String end = snapshot.summary().get(SegmentSummary.END_OFFSET);
-    if (partition != null && end != null) {
-      next.merge(Integer.parseInt(partition), Long.parseLong(end) + 1, Math::max);
+    for (SegmentSummary.Segment s : SegmentSummary.segmentsOf(snapshot.summary())) {
+      next.merge(s.partition(), s.endOffset() + 1, Math::max);
     }
   }
 

@@ -4,26 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.layout.SegmentSummary;
-import io.floe.layout.TopicTableLayout;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.RowDelta;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,27 +40,26 @@ class GroupCommitTest {
       Long base,
       CountDownLatch hold,
       CountDownLatch entered) {
-    GenericRecord row = GenericRecord.create(table.schema());
-    GenericRecord kafka =
-        GenericRecord.create(
-            table.schema().findField(TopicTableLayout.KAFKA).type().asStructType());
-    kafka.set(0, partition);
-    kafka.set(2, java.time.OffsetDateTime.parse("2026-01-01T00:00:00Z"));
-    row.set(0, kafka);
-    PartitionKey key = new PartitionKey(table.spec(), table.schema());
-    key.partition(
-        new org.apache.iceberg.data.InternalRecordWrapper(table.schema().asStruct()).wrap(row));
-    DataFile file =
-        DataFiles.builder(table.spec())
-            .withPath(table.location() + "/data/" + name + ".parquet")
-            .withFormat(FileFormat.PARQUET)
-            .withPartition(key)
-            .withFileSizeInBytes(100)
-            .withRecordCount(1)
-            .build();
+    DataFile file = MetadataOnlyFiles.dataFile(table, name, partition);
+    SegmentSummary.Segment segment = new SegmentSummary.Segment("id", partition, 0, 0, name, 0, 0);
     return new GroupCommit.Member() {
       @Override
-      public void apply(RowDelta delta) {
+      public SegmentSummary.Segment segment() {
+        return segment;
+      }
+
+      @Override
+      public Long base() {
+        return base;
+      }
+
+      @Override
+      public Set<String> referencedFiles() {
+        return Set.of();
+      }
+
+      @Override
+      public void addTo(RowDelta delta) {
         entered.countDown();
         if (hold != null) {
           try {
@@ -75,21 +68,19 @@ class GroupCommitTest {
             throw new IllegalStateException(e);
           }
         }
-        delta
-            .addRows(file)
-            .set(SegmentSummary.SEGMENT_ID, name)
-            .conflictDetectionFilter(Expressions.equal(TopicTableLayout.PARTITION, partition))
-            .validateNoConflictingDataFiles();
-        if (base != null) {
-          delta.validateFromSnapshot(base);
-        }
-      }
-
-      @Override
-      public boolean owns(Snapshot snapshot) {
-        return name.equals(snapshot.summary().get(SegmentSummary.SEGMENT_ID));
+        delta.addRows(file);
       }
     };
+  }
+
+  /** The segment ids the table's snapshots committed, oldest first. */
+  private static List<String> committedSegments(Table table) {
+    List<String> committed = new ArrayList<>();
+    table
+        .snapshots()
+        .forEach(
+            s -> SegmentSummary.segmentsOf(s.summary()).forEach(g -> committed.add(g.segmentId())));
+    return committed;
   }
 
   @Test
@@ -132,13 +123,19 @@ class GroupCommitTest {
       long p2 = queued.get(2).get(1, TimeUnit.MINUTES);
 
       Table after = f.table("grouped", "id");
-      List<String> committed = new ArrayList<>();
-      after.snapshots().forEach(s -> committed.add(s.summary().get(SegmentSummary.SEGMENT_ID)));
-      assertThat(committed).containsExactlyInAnyOrder("first", "p1-a", "p2");
-      assertThat(after.snapshot(a).summary()).containsEntry(SegmentSummary.SEGMENT_ID, "p1-a");
-      assertThat(after.snapshot(p2).summary()).containsEntry(SegmentSummary.SEGMENT_ID, "p2");
-      // "first" committed alone; p1-a and p2 together in one catalog commit (one more metadata
-      // version, not two).
+      assertThat(committedSegments(after)).containsExactlyInAnyOrder("first", "p1-a", "p2");
+      // "first" committed alone; p1-a and p2 together in one snapshot and one catalog commit (one
+      // more metadata version, not two).
+      assertThat(a).isEqualTo(p2);
+      assertThat(after.snapshot(a).summary())
+          .doesNotContainKey(SegmentSummary.SEGMENT_ID)
+          .containsKey(SegmentSummary.SEGMENTS);
+      assertThat(SegmentSummary.segmentsOf(after.snapshot(a).summary()))
+          .extracting(SegmentSummary.Segment::segmentId, SegmentSummary.Segment::partition)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple("p1-a", 1),
+              org.assertj.core.groups.Tuple.tuple("p2", 2));
+      assertThat(after.snapshots()).hasSize(2);
       assertThat(metadataVersions(after)).isEqualTo(metadataBefore + 2);
     }
   }
@@ -166,11 +163,8 @@ class GroupCommitTest {
       assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(pause);
       assertThat(f.table("paused", "id").snapshot(d).summary())
           .containsEntry(SegmentSummary.SEGMENT_ID, "d");
-      List<String> committed = new ArrayList<>();
-      f.table("paused", "id")
-          .snapshots()
-          .forEach(s -> committed.add(s.summary().get(SegmentSummary.SEGMENT_ID)));
-      assertThat(committed).containsExactly("a", "b", "other", "c", "d");
+      assertThat(committedSegments(f.table("paused", "id")))
+          .containsExactly("a", "b", "other", "c", "d");
     }
   }
 

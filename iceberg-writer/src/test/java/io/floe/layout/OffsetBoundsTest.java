@@ -152,6 +152,21 @@ class OffsetBoundsTest {
     OffsetBounds.mergeSummaryEnd(first, fromSummaries);
     assertThat(fromSummaries).containsExactly(Map.entry(0, 15L));
 
+    // Segments committed together: each entry's end counts for its partition.
+    Map<Integer, Long> fromGroup = new HashMap<>(Map.of(0, 15L));
+    Map<String, String> group = new HashMap<>();
+    SegmentSummary.write(
+        java.util.List.of(
+            new SegmentSummary.Segment("t", 0, 15, 19, "a", 0, 0),
+            new SegmentSummary.Segment("t", 1, 5, 8, "b", 0, 0)),
+        group::put);
+    org.apache.iceberg.AppendFiles append =
+        table.newFastAppend().appendFile(write(table, rows(0, 15, 16)));
+    group.forEach(append::set);
+    append.commit();
+    OffsetBounds.mergeSummaryEnd(table.currentSnapshot(), fromGroup);
+    assertThat(fromGroup).containsOnly(Map.entry(0, 20L), Map.entry(1, 9L));
+
     Map<Integer, Long> fromFiles = new HashMap<>();
     OffsetBounds bounds =
         OffsetBounds.of(table, ((HasTableOperations) table).operations().current());

@@ -158,7 +158,8 @@ class TableLayoutTest {
   }
 
   @Test
-  void concurrentCopiesIntoOneTableAllCommitOnceEachInItsOwnSnapshot() throws Exception {
+  void concurrentCopiesIntoOneTableAllCommitOnceEachInTheSnapshotTheirCopyReturned()
+      throws Exception {
     int copiers = 16;
     int segmentsPerCopier = 3;
     int rowsPerSegment = 60;
@@ -202,32 +203,39 @@ class TableLayoutTest {
                 }));
       }
       start.countDown();
-      java.util.Map<Long, String> snapshotOfSegment = new java.util.HashMap<>();
+      java.util.Map<String, Long> snapshotOfSegment = new java.util.HashMap<>();
       for (int p = 0; p < copiers; p++) {
         List<TieredSegments.CopyResult> copied =
             results.get(p).get(5, java.util.concurrent.TimeUnit.MINUTES);
         for (int s = 0; s < segmentsPerCopier; s++) {
-          assertThat(snapshotOfSegment.put(copied.get(s).snapshotId(), "s" + p + "-" + s)).isNull();
+          snapshotOfSegment.put("s" + p + "-" + s, copied.get(s).snapshotId());
         }
       }
       pool.shutdown();
       Table table = f.table("busy", "id");
       List<org.apache.iceberg.Snapshot> snapshots = new ArrayList<>();
       table.snapshots().forEach(snapshots::add);
-      assertThat(snapshots).hasSize(copiers * segmentsPerCopier);
+      List<String> committed = new ArrayList<>();
       for (org.apache.iceberg.Snapshot snap : snapshots) {
-        String segment = snapshotOfSegment.get(snap.snapshotId());
-        assertThat(segment)
-            .as("snapshot %s is the one its copy returned", snap.snapshotId())
-            .isNotNull();
-        String[] ps = segment.substring(1).split("-");
+        List<SegmentSummary.Segment> segments = SegmentSummary.segmentsOf(snap.summary());
+        assertThat(segments).as("snapshot %s commits segments", snap.snapshotId()).isNotEmpty();
+        for (SegmentSummary.Segment g : segments) {
+          committed.add(g.segmentId());
+          String[] ps = g.segmentId().substring(1).split("-");
+          assertThat(snapshotOfSegment.get(g.segmentId()))
+              .as("segment %s is in the snapshot its copy returned", g.segmentId())
+              .isEqualTo(snap.snapshotId());
+          assertThat(g.partition()).isEqualTo(Integer.parseInt(ps[0]));
+          assertThat(g.startOffset()).isEqualTo(Long.parseLong(ps[1]) * rowsPerSegment);
+          assertThat(g.endOffset()).isEqualTo(g.startOffset() + rowsPerSegment - 1);
+          assertThat(g.topicId()).isEqualTo("id");
+        }
         assertThat(snap.summary())
-            .containsEntry(SegmentSummary.SEGMENT_ID, segment)
-            .containsEntry(SegmentSummary.PARTITION, ps[0])
-            .containsEntry(
-                SegmentSummary.START_OFFSET, Long.toString(Long.parseLong(ps[1]) * rowsPerSegment))
-            .containsEntry("added-records", Integer.toString(rowsPerSegment));
+            .containsEntry("added-records", Integer.toString(rowsPerSegment * segments.size()));
       }
+      assertThat(committed)
+          .as("each segment committed once")
+          .containsExactlyInAnyOrderElementsOf(snapshotOfSegment.keySet());
       List<org.apache.iceberg.data.Record> rows = TableFixture.rows(table);
       assertThat(rows).hasSize(copiers * segmentsPerCopier * rowsPerSegment);
       for (int p = 0; p < copiers; p++) {
@@ -246,8 +254,8 @@ class TableLayoutTest {
                     .boxed()
                     .toList());
       }
-      // Grouped commits: fewer metadata versions than snapshots (16 copiers arriving together
-      // always overlap).
+      // Grouped commits: fewer snapshots (and metadata versions) than segments (16 copiers arriving
+      // together always overlap), one metadata version per snapshot.
       int metadataVersions =
           ((org.apache.iceberg.HasTableOperations) table)
                   .operations()
@@ -255,7 +263,8 @@ class TableLayoutTest {
                   .previousFiles()
                   .size()
               + 1;
-      assertThat(metadataVersions).isLessThan(snapshots.size() + 1);
+      assertThat(snapshots.size()).isLessThan(copiers * segmentsPerCopier);
+      assertThat(metadataVersions).isEqualTo(snapshots.size() + 1);
     }
   }
 }

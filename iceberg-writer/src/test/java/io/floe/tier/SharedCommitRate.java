@@ -37,9 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Measures commit throughput into one table from three brokers, each with its own catalog client
  * and table instance, on a shared catalog (PostgreSQL by default): small segments copied for a
- * fixed time, snapshots per second in total and per broker (per 5 s window, to show starvation),
- * commit attempts, where the copiers' wall time goes (sampled stacks), and how metadata.json grows
- * with the snapshot count. A measurement, not a check: runs only when asked.
+ * fixed time, segments (and snapshots) per second in total and per broker (per 5 s window, to show
+ * starvation), commit attempts, where the copiers' wall time goes (sampled stacks), and how
+ * metadata.json grows with the snapshot count. A measurement, not a check: runs only when asked.
  *
  * <pre>
  * mvn -o -pl iceberg-writer test -Dtest=SharedCommitRate -Dfloe.commitRate=true \
@@ -57,7 +57,7 @@ class SharedCommitRate {
   @TempDir Path dir;
 
   /** One finished copy. */
-  private record Done(int broker, long atMs, int attempts) {}
+  private record Done(int broker, long atMs, int attempts, long snapshotId) {}
 
   @Test
   void commitRate() throws Exception {
@@ -114,7 +114,10 @@ class SharedCommitRate {
                                     SegmentFiles.of(file, base));
                         done.add(
                             new Done(
-                                broker, System.currentTimeMillis() - start, r.commitAttempts()));
+                                broker,
+                                System.currentTimeMillis() - start,
+                                r.commitAttempts(),
+                                r.snapshotId()));
                       } catch (RuntimeException e) {
                         failed.incrementAndGet();
                         System.err.println("copy failed: " + e);
@@ -151,14 +154,15 @@ class SharedCommitRate {
     out.append(
         String.format(
             Locale.ROOT,
-            "SharedCommitRate[%s, %d brokers x %d copiers, %d s after %d ms warm-up]: %.2f snapshots/s"
-                + " total, %d failed copies, %.2f Floe attempts per copy%n",
+            "SharedCommitRate[%s, %d brokers x %d copiers, %d s after %d ms warm-up]: %.2f segments/s"
+                + " total in %.2f snapshots/s, %d failed copies, %.2f Floe attempts per copy%n",
             kind,
             BROKERS,
             copiers,
             seconds,
             WARM_UP_MS,
             measured.size() / window,
+            measured.stream().mapToLong(Done::snapshotId).distinct().count() / window,
             failed,
             measured.stream().mapToInt(Done::attempts).average().orElse(0)));
     for (int b = 0; b < BROKERS; b++) {
@@ -174,7 +178,7 @@ class SharedCommitRate {
       out.append(
           String.format(
               Locale.ROOT,
-              "  broker %d: %.2f snapshots/s, %.2f attempts per copy, per 5 s:%s%n",
+              "  broker %d: %.2f segments/s, %.2f attempts per copy, per 5 s:%s%n",
               b,
               mine.size() / window,
               mine.stream().mapToInt(Done::attempts).average().orElse(0),

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.floe.demo.ChildJvm;
 import io.floe.demo.LocalStack;
+import io.floe.layout.SegmentSummary;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -326,14 +327,10 @@ class ChildProcessRestartTest {
       for (Snapshot s = table.currentSnapshot();
           s != null;
           s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-        Map<String, String> summary = s.summary();
-        if (summary.containsKey("floe.start-offset")) {
-          out.add(
-              0,
-              new Copy(
-                  Long.parseLong(summary.get("floe.start-offset")),
-                  Long.parseLong(summary.get("floe.end-offset")),
-                  summary.get("floe.segment-id")));
+        List<SegmentSummary.Segment> segments = SegmentSummary.segmentsOf(s.summary());
+        for (int i = segments.size() - 1; i >= 0; i--) {
+          SegmentSummary.Segment segment = segments.get(i);
+          out.add(0, new Copy(segment.startOffset(), segment.endOffset(), segment.segmentId()));
         }
       }
       return out;

@@ -21,22 +21,31 @@ import org.apache.kafka.common.TopicPartition;
  * Commits per second into one table from three brokers: a topic of twelve partitions, four led by
  * each broker, whose segments roll every 100 ms while a producer writes to every partition, so
  * Kafka offers far more segments than can be tiered and each broker copies (and commits) as fast as
- * it can. Counts the segment snapshots committed to the topic's table in a measured window once the
- * table has its first one, in all and per broker (by the partitions each one leads); concurrent
- * copies on one broker share catalog commits, each segment keeps its own snapshot.
+ * it can. Counts the segments committed to the topic's table in a measured window once the table
+ * has its first one, in all and per broker (by the partitions each one leads), and the snapshots
+ * that committed them (concurrent copies on one broker share a snapshot).
  */
 final class CommitRate {
   static final String TOPIC = "rate.events";
   static final int PARTITIONS = 12;
 
-  /** A measured window: segment snapshots in all and per leading node, failed copies. */
+  /**
+   * A measured window: segments committed in all and per leading node, the snapshots that committed
+   * them, failed copies.
+   */
   record Result(
+      long segments,
       long snapshots,
       Map<Integer, Long> perNode,
       double seconds,
       long failedCopies,
       CopyLog.CopyTimes times) {
+    /** Segment commits (copies committed) per second. */
     double perSecond() {
+      return segments / seconds;
+    }
+
+    double snapshotsPerSecond() {
       return snapshots / seconds;
     }
   }
@@ -65,17 +74,19 @@ final class CommitRate {
       table.refresh();
       Map<Integer, Long> perNode = new TreeMap<>();
       ChildKafkaCluster.NODES.forEach(id -> perNode.put(id, 0L));
+      long snapshots = 0;
       for (Snapshot snapshot : table.snapshots()) {
-        Map<String, String> summary = snapshot.summary();
-        if (summary.containsKey(SegmentSummary.START_OFFSET)
+        List<SegmentSummary.Segment> segments = SegmentSummary.segmentsOf(snapshot.summary());
+        if (!segments.isEmpty()
             && snapshot.timestampMillis() >= from
             && snapshot.timestampMillis() < to) {
-          perNode.merge(
-              leader(Integer.parseInt(summary.get(SegmentSummary.PARTITION))), 1L, Long::sum);
+          snapshots++;
+          segments.forEach(g -> perNode.merge(leader(g.partition()), 1L, Long::sum));
         }
       }
-      long snapshots = perNode.values().stream().mapToLong(Long::longValue).sum();
+      long segments = perNode.values().stream().mapToLong(Long::longValue).sum();
       return new Result(
+          segments,
           snapshots,
           perNode,
           (to - from) / 1000.0,

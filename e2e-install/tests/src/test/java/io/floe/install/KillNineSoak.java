@@ -154,10 +154,13 @@ class KillNineSoak {
             report.computeIfAbsent("commits_per_s_3_brokers", k -> new LinkedHashMap<>()))
         .put(catalog, Math.round(r.perSecond() * 10) / 10.0);
     ((Map<String, Object>)
+            report.computeIfAbsent("commit_rate_snapshots_per_s", k -> new LinkedHashMap<>()))
+        .put(catalog, Math.round(r.snapshotsPerSecond() * 10) / 10.0);
+    ((Map<String, Object>)
             report.computeIfAbsent("commit_rate_failed_copies", k -> new LinkedHashMap<>()))
         .put(catalog, r.failedCopies());
     ((Map<String, Object>)
-            report.computeIfAbsent("commit_rate_snapshots_per_node", k -> new LinkedHashMap<>()))
+            report.computeIfAbsent("commit_rate_segments_per_node", k -> new LinkedHashMap<>()))
         .put(catalog, r.perNode());
     CopyLog.CopyTimes t = r.times();
     Map<String, Object> times = new LinkedHashMap<>();
@@ -169,8 +172,15 @@ class KillNineSoak {
             report.computeIfAbsent("commit_rate_copy_ms", k -> new LinkedHashMap<>()))
         .put(catalog, times);
     System.out.printf(
-        "KillNineSoak: %s: %d segment snapshots (by leading node %s) in %.1f s = %.1f/s, %d"
-            + " failed copies; per copy %s%n",
-        catalog, r.snapshots(), r.perNode(), r.seconds(), r.perSecond(), r.failedCopies(), times);
+        "KillNineSoak: %s: %d segments committed (by leading node %s) in %d snapshots in %.1f s ="
+            + " %.1f/s, %d failed copies; per copy %s%n",
+        catalog,
+        r.segments(),
+        r.perNode(),
+        r.snapshots(),
+        r.seconds(),
+        r.perSecond(),
+        r.failedCopies(),
+        times);
   }
 }
