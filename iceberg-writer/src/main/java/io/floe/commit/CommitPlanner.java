@@ -1,6 +1,5 @@
 package io.floe.commit;
 
-import io.floe.commit.CommittedFiles.LiveFile;
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.RowRange;
 import io.floe.copy.RowRuns;
@@ -40,8 +39,7 @@ final class CommitPlanner {
     Set<String> seen = new HashSet<>();
     OffsetRange offsets = new OffsetRange(segment.baseOffset(), segment.lastOffset());
     if (!offsets.isEmpty()) {
-      for (LiveFile live : files.inRange(segment.partition(), offsets.first(), offsets.last())) {
-        DataFile file = live.file();
+      for (DataFile file : files.inRange(segment.partition(), offsets.first(), offsets.last())) {
         if (!seen.add(file.location())) {
           continue;
         }
@@ -69,14 +67,14 @@ final class CommitPlanner {
         continue;
       }
       long to = Math.min(txn.lastOffset(), segment.baseOffset() - 1);
-      for (LiveFile live : files.inRange(segment.partition(), txn.firstOffset(), to)) {
+      for (DataFile file : files.inRange(segment.partition(), txn.firstOffset(), to)) {
         Runs runs =
             new Runs(
-                live.file(),
+                file,
                 (offset, producerId) ->
                     offset >= txn.firstOffset() && offset <= to && producerId == txn.producerId(),
                 ranges);
-        files.readRows(live.file(), runs);
+        files.readRows(file, runs);
         runs.finish();
       }
     }

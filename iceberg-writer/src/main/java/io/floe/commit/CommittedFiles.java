@@ -3,13 +3,9 @@ package io.floe.commit;
 import io.floe.format.OffsetRange;
 import java.util.List;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
 
 /** What {@link CommitPlanner} reads of a table, as of the snapshot it plans against. */
 interface CommittedFiles {
-
-  /** A live data file and the delete files that apply to it. */
-  record LiveFile(DataFile file, List<DeleteFile> deletes) {}
 
   /** Calls back with each row of a data file, in row order. */
   @FunctionalInterface
@@ -17,8 +13,8 @@ interface CommittedFiles {
     void row(long offset, long producerId);
   }
 
-  /** The data files of {@code partition} that may hold offsets in [from, to]. */
-  List<LiveFile> inRange(int partition, long from, long to);
+  /** The live data files of {@code partition} that may hold offsets in [from, to]. */
+  List<DataFile> inRange(int partition, long from, long to);
 
   /** The file's first and last offset from its column bounds; null when it has none. */
   OffsetRange boundsOf(DataFile file);

@@ -4,11 +4,9 @@ import io.floe.format.OffsetRange;
 import io.floe.layout.FileColumns;
 import io.floe.layout.OffsetBounds;
 import io.floe.layout.TopicTableLayout;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Accessor;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
@@ -27,13 +25,8 @@ final class SnapshotFiles implements CommittedFiles {
   }
 
   @Override
-  public List<LiveFile> inRange(int partition, long from, long to) {
-    List<LiveFile> out = new ArrayList<>();
-    for (FileScanTask task :
-        OffsetBounds.filesInRange(table, snapshot, partition, new OffsetRange(from, to))) {
-      out.add(new LiveFile(task.file(), task.deletes()));
-    }
-    return out;
+  public List<DataFile> inRange(int partition, long from, long to) {
+    return OffsetBounds.dataFilesInRange(table, snapshot, partition, new OffsetRange(from, to));
   }
 
   @Override

@@ -17,7 +17,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
-import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -185,10 +185,10 @@ public final class StoredSegment implements AutoCloseable {
     table.refresh();
     List<String> out = new ArrayList<>();
     if (table.currentSnapshot() != null) {
-      for (FileScanTask task :
-          OffsetBounds.filesInRange(
+      for (DataFile file :
+          OffsetBounds.dataFilesInRange(
               table, table.currentSnapshot(), partition(), manifest.offsets())) {
-        out.add(task.file().location());
+        out.add(file.location());
       }
     }
     return out;

@@ -22,7 +22,9 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ManifestEvaluator;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
@@ -89,6 +91,47 @@ public final class OffsetBounds {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The live data files of {@code partition} in {@code snapshot} that may hold offsets in {@code
+   * range}, with their column stats, read from its manifests one after another in the calling
+   * thread. A scan plan ({@link #filesInRange}) also finds the delete files, but its parallel
+   * iteration waits 10 ms whenever a round of manifests yields no file, even when its tasks run in
+   * the caller: a copy plans against tables of many small manifests, most of which hold nothing of
+   * its range.
+   */
+  public static List<DataFile> dataFilesInRange(
+      Table table, Snapshot snapshot, int partition, OffsetRange range) {
+    if (range.isEmpty()) {
+      return List.of();
+    }
+    Expression filter =
+        Expressions.and(
+            Expressions.equal(TopicTableLayout.PARTITION, partition),
+            Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, range.first()),
+            Expressions.lessThanOrEqual(TopicTableLayout.OFFSET, range.last()));
+    Map<Integer, PartitionSpec> specs = table.specs();
+    Map<Integer, ManifestEvaluator> bySpec = new HashMap<>();
+    List<DataFile> out = new ArrayList<>();
+    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+      ManifestEvaluator mayMatch =
+          bySpec.computeIfAbsent(
+              manifest.partitionSpecId(),
+              id -> ManifestEvaluator.forRowFilter(filter, specs.get(id), true));
+      if (!manifest.hasAddedFiles() && !manifest.hasExistingFiles() || !mayMatch.eval(manifest)) {
+        continue;
+      }
+      try (ManifestReader<DataFile> files =
+          ManifestFiles.read(manifest, table.io(), specs).filterRows(filter)) {
+        for (DataFile file : files) {
+          out.add(file);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
   }
 
   /**

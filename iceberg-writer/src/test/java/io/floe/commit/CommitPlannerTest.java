@@ -8,22 +8,13 @@ import io.floe.copy.WrittenSegment;
 import io.floe.format.OffsetRange;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.PayloadCounts;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileMetadata;
-import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.types.Conversions;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /** The planner against committed files held in memory: no catalog, no storage. */
@@ -37,11 +28,9 @@ class CommitPlannerTest {
   @Test
   void hidesEveryRowOfTheFilesInsideTheSegmentAndRemovesNothing() {
     // An earlier attempt of the same offsets, or another copy wholly inside them: its rows are
-    // hidden, its file and its own deletes stay (its segment may still be served from them).
+    // hidden, its file stays (its segment may still be served from it).
     DataFile first = files.add(0, 100, 149);
     DataFile second = files.add(0, 150, 199);
-    DeleteFile onlyFirst = deletes(first.location(), first.location());
-    files.deletes(first, onlyFirst);
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
 
@@ -64,11 +53,9 @@ class CommitPlannerTest {
 
   @Test
   void hidesTheRowsInsideTheSegmentOfAFileItCoversOnlyInPart() {
-    // Another replica's copy: offsets 80..109 (rows 0..29) and 180..220 (rows 0..40), with its own
-    // deletes, which stay since the file stays.
+    // Another replica's copy: offsets 80..109 (rows 0..29) and 180..220 (rows 0..40).
     DataFile below = files.add(0, 80, 109);
     DataFile above = files.add(0, 180, 220);
-    files.deletes(below, deletes(below.location(), below.location()));
     DataFile inside = files.add(0, 110, 179);
 
     CommitPlan plan = plan(segment(0, 100, 199), List.of());
@@ -215,31 +202,6 @@ class CommitPlannerTest {
         .build();
   }
 
-  /** A position delete file whose {@code file_path} bounds are {@code lower}..{@code upper}. */
-  private static DeleteFile deletes(String lower, String upper) {
-    int pathId = MetadataColumns.DELETE_FILE_PATH.fieldId();
-    return FileMetadata.deleteFileBuilder(SPEC)
-        .ofPositionDeletes()
-        .withPath("mem://table/data/deletes-" + lower.hashCode() + "-" + upper.hashCode())
-        .withFormat(FileFormat.PARQUET)
-        .withFileSizeInBytes(10)
-        .withRecordCount(1)
-        .withMetrics(
-            new Metrics(
-                1L,
-                null,
-                null,
-                null,
-                null,
-                Map.of(pathId, path(lower)),
-                Map.of(pathId, path(upper))))
-        .build();
-  }
-
-  private static ByteBuffer path(String location) {
-    return Conversions.toByteBuffer(Types.StringType.get(), location);
-  }
-
   /** Committed files in memory, found by partition and offset bounds as a table scan finds them. */
   private static final class Files implements CommittedFiles {
     /** A file, its bounds as its metadata tells them (null: none), and its rows from firstRow. */
@@ -247,7 +209,6 @@ class CommitPlannerTest {
         int partition, DataFile file, OffsetRange bounds, long firstRow, long[] producers) {}
 
     final List<Held> held = new ArrayList<>();
-    final Map<String, List<DeleteFile>> deletesByFile = new HashMap<>();
     final List<Integer> askedPartitions = new ArrayList<>();
 
     DataFile add(int partition, long first, long last) {
@@ -268,20 +229,15 @@ class CommitPlannerTest {
       held.add(new Held(partition, file, null, firstRow, producers));
     }
 
-    void deletes(DataFile file, DeleteFile... deletes) {
-      deletesByFile.put(file.location(), List.of(deletes));
-    }
-
     @Override
-    public List<LiveFile> inRange(int partition, long from, long to) {
+    public List<DataFile> inRange(int partition, long from, long to) {
       askedPartitions.add(partition);
-      List<LiveFile> out = new ArrayList<>();
+      List<DataFile> out = new ArrayList<>();
       for (Held h : held) {
         boolean mayHold =
             h.bounds() == null || (h.bounds().first() <= to && from <= h.bounds().last());
         if (h.partition() == partition && mayHold) {
-          out.add(
-              new LiveFile(h.file(), deletesByFile.getOrDefault(h.file().location(), List.of())));
+          out.add(h.file());
         }
       }
       return out;

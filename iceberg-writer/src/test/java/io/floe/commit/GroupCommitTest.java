@@ -141,6 +141,53 @@ class GroupCommitTest {
   }
 
   @Test
+  void aConcurrentCommitIntoAMembersPartitionLeavesOutThatMemberOnly() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Table table = f.tables.resolve("raced", "id");
+      GroupCommit groups = new GroupCommit();
+      long seed = groups.commit(table, member(table, "seed", 3, null, null));
+      // "first" leads and holds while p1 and p2 queue behind it; they then commit as one group,
+      // held while staging until another writer has committed into partition 1.
+      CountDownLatch holdFirst = new CountDownLatch(1);
+      CountDownLatch firstEntered = new CountDownLatch(1);
+      CompletableFuture<Long> first =
+          CompletableFuture.supplyAsync(
+              () -> groups.commit(table, member(table, "first", 0, seed, holdFirst, firstEntered)));
+      assertThat(firstEntered.await(1, TimeUnit.MINUTES)).isTrue();
+      CountDownLatch holdGroup = new CountDownLatch(1);
+      CountDownLatch groupEntered = new CountDownLatch(1);
+      CompletableFuture<Long> p1 =
+          CompletableFuture.supplyAsync(
+              () -> groups.commit(table, member(table, "p1", 1, seed, holdGroup, groupEntered)));
+      awaitWaiting(groups, table, 1);
+      CompletableFuture<Long> p2 =
+          CompletableFuture.supplyAsync(
+              () -> groups.commit(table, member(table, "p2", 2, seed, null)));
+      awaitWaiting(groups, table, 2);
+      holdFirst.countDown();
+      assertThat(first.get(1, TimeUnit.MINUTES)).isPositive();
+      assertThat(groupEntered.await(1, TimeUnit.MINUTES)).isTrue();
+
+      Table otherBroker = f.table("raced", "id");
+      RowDelta other =
+          otherBroker.newRowDelta().addRows(MetadataOnlyFiles.dataFile(otherBroker, "other", 1));
+      SegmentSummary.write(
+          List.of(new SegmentSummary.Segment("id", 1, 0, 0, "other", 0, 0)), other::set);
+      other.commit();
+      holdGroup.countDown();
+
+      assertThatThrownBy(() -> p1.get(1, TimeUnit.MINUTES))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(ValidationException.class)
+          .hasMessageContaining("segment other of partition 1");
+      long p2Snapshot = p2.get(1, TimeUnit.MINUTES);
+      Table after = f.table("raced", "id");
+      assertThat(committedSegments(after)).containsExactly("seed", "first", "other", "p2");
+      assertThat(after.currentSnapshot().snapshotId()).isEqualTo(p2Snapshot);
+    }
+  }
+
+  @Test
   void aWriterPausesBetweenItsCommitsOnlyWhileAnotherWriterCommitsIntoTheTable() throws Exception {
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
       Table table = f.tables.resolve("paused", "id");

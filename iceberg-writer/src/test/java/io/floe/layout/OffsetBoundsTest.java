@@ -201,6 +201,48 @@ class OffsetBoundsTest {
     assertThat(OffsetBounds.filesInRange(table, snapshot, 2, new OffsetRange(0, 100))).isEmpty();
   }
 
+  @Test
+  void dataFilesInRangeFindsTheLiveFilesAScanFinds() {
+    Table table =
+        table("manifests", TopicTableLayout.partitionSpec(TopicTableLayout.TimeTransform.NONE));
+    DataFile low = write(table, rows(0, 0, 9));
+    DataFile high = write(table, rows(0, 10, 19));
+    DataFile other = write(table, rows(1, 0, 19));
+    DataFile gone = write(table, rows(0, 20, 29));
+    // Over several manifests (one per commit), one file later removed.
+    table.newFastAppend().appendFile(low).appendFile(other).commit();
+    table.newFastAppend().appendFile(high).commit();
+    table.newFastAppend().appendFile(gone).commit();
+    table.newDelete().deleteFile(gone).commit();
+    DataFile last = write(table, rows(0, 30, 39));
+    table.newFastAppend().appendFile(last).commit();
+    Snapshot snapshot = table.currentSnapshot();
+
+    for (int partition = 0; partition < 3; partition++) {
+      for (OffsetRange range :
+          List.of(
+              new OffsetRange(5, 12),
+              new OffsetRange(12, 30),
+              new OffsetRange(19, 19),
+              new OffsetRange(0, 100),
+              new OffsetRange(21, 28))) {
+        assertThat(
+                OffsetBounds.dataFilesInRange(table, snapshot, partition, range).stream()
+                    .map(DataFile::location)
+                    .toList())
+            .as("partition %s, offsets %s", partition, range)
+            .containsExactlyInAnyOrderElementsOf(
+                locations(OffsetBounds.filesInRange(table, snapshot, partition, range)));
+      }
+    }
+    assertThat(
+            OffsetBounds.dataFilesInRange(table, snapshot, 0, new OffsetRange(12, 30)).stream()
+                .map(DataFile::location))
+        .containsExactlyInAnyOrder(high.location(), last.location());
+    assertThat(OffsetBounds.dataFilesInRange(table, snapshot, 0, new OffsetRange(21, 28)))
+        .isEmpty();
+  }
+
   private Table table(String name, PartitionSpec spec) {
     return catalog.createTable(TableIdentifier.of("kafka", name), TopicTableLayout.SCHEMA, spec);
   }
