@@ -3,7 +3,6 @@ package io.floe.layout;
 import java.net.URL;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.iceberg.FileFormat;
@@ -27,8 +26,11 @@ import org.apache.iceberg.io.FileWriterFactory;
  * from it, all of which Iceberg sets from the table's properties or Parquet defaults in code: a
  * tenth of the CPU of copying small segments, a twentieth of a head view load. While a writer is
  * built, the thread's context class loader, which Hadoop looks the resources up with, answers that
- * {@code core-default.xml} and {@code core-site.xml} do not exist, so Hadoop skips them (it does so
- * quietly for default resources); every other lookup and class load goes to Floe's own loader.
+ * no {@code *-default.xml} or {@code *-site.xml} exists, so Hadoop skips them (it does so quietly
+ * for default resources); every other lookup and class load goes to Floe's own loader. Not only
+ * {@code core-default.xml}: once Parquet's codec factory has touched Hadoop's {@code JobConf} (it
+ * does for the first zstd file it reads), every configuration also parses {@code
+ * mapred-default.xml} and {@code yarn-default.xml}, 300 KB of XML more.
  */
 public final class WithoutHadoopDefaults<T> implements FileWriterFactory<T> {
   private static final ClassLoader LOADER =
@@ -97,8 +99,6 @@ public final class WithoutHadoopDefaults<T> implements FileWriterFactory<T> {
   }
 
   private static final class NoDefaultResources extends ClassLoader {
-    private static final Set<String> HIDDEN = Set.of("core-default.xml", "core-site.xml");
-
     static {
       registerAsParallelCapable();
     }
@@ -111,7 +111,7 @@ public final class WithoutHadoopDefaults<T> implements FileWriterFactory<T> {
 
     @Override
     public URL getResource(String name) {
-      if (HIDDEN.contains(name)) {
+      if (name.indexOf('/') < 0 && (name.endsWith("-default.xml") || name.endsWith("-site.xml"))) {
         skipped.increment();
         return null;
       }

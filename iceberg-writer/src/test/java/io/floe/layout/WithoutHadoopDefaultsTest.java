@@ -11,6 +11,7 @@ import io.floe.testing.TestCatalogs.Storage;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import java.nio.file.Path;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,30 @@ class WithoutHadoopDefaultsTest {
     assertThat(inside).isNull();
     assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(before);
     assertThat(new Configuration().get("fs.defaultFS")).isEqualTo("file:///");
+  }
+
+  @Test
+  void everyDefaultAndSiteResourceOfHadoopIsHiddenInsideOnly() {
+    // mapred-default.xml and yarn-default.xml become default resources of every configuration once
+    // Hadoop's JobConf is loaded (Parquet's codec factory loads it); hdfs-site.xml is one a
+    // cluster's classpath may carry.
+    for (String name :
+        List.of("core-default.xml", "core-site.xml", "mapred-default.xml", "yarn-default.xml")) {
+      assertThat(resource(name)).as(name).isNull();
+    }
+    assertThat(resource("hdfs-site.xml")).isNull();
+    assertThat(getClass().getClassLoader().getResource("mapred-default.xml")).isNotNull();
+    assertThat(getClass().getClassLoader().getResource("yarn-default.xml")).isNotNull();
+    // Anything else is found as ever.
+    assertThat(resource("org/apache/hadoop/conf/Configuration.class")).isNotNull();
+  }
+
+  /**
+   * {@code name} as the thread's class loader finds it inside {@link WithoutHadoopDefaults#run}.
+   */
+  private static java.net.URL resource(String name) {
+    return WithoutHadoopDefaults.run(
+        () -> Thread.currentThread().getContextClassLoader().getResource(name));
   }
 
   @Test
