@@ -26,6 +26,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -216,6 +218,8 @@ public final class FloeBench {
     }
     json.append("  \"commit\": {\"commits_per_s_16\": ")
         .append(commitFigures.get("commits_per_s_16"))
+        .append(", \"snapshots_per_s_16\": ")
+        .append(commitFigures.get("snapshots_per_s_16"))
         .append(", \"failed_copies\": ")
         .append(commitFigures.get("failed_copies"))
         .append("},\n");
@@ -295,6 +299,7 @@ public final class FloeBench {
     ExecutorService pool = Executors.newFixedThreadPool(copiers);
     AtomicInteger failed = new AtomicInteger();
     AtomicLong attempts = new AtomicLong();
+    Set<Long> snapshots = ConcurrentHashMap.newKeySet();
     long t0 = System.nanoTime();
     List<Future<?>> futures = new ArrayList<>();
     for (int c = 0; c < copiers; c++) {
@@ -314,6 +319,7 @@ public final class FloeBench {
                                 "c" + partition + "-" + i),
                             SegmentFiles.of(logs.get(i), i * 100_000L));
                     attempts.addAndGet(r.commitAttempts());
+                    snapshots.add(r.snapshotId());
                   } catch (RuntimeException e) {
                     failed.incrementAndGet();
                     System.err.println("copy failed: " + e);
@@ -329,6 +335,8 @@ public final class FloeBench {
     Map<String, Object> out = new LinkedHashMap<>();
     int commits = copiers * perCopier - failed.get();
     out.put("commits_per_s_16", round(commits / seconds));
+    // Copies committed at the same moment share a snapshot.
+    out.put("snapshots_per_s_16", round(snapshots.size() / seconds));
     out.put("failed_copies", failed.get());
     out.put("commit_attempts_per_commit", round(attempts.get() / (double) Math.max(1, commits)));
     return out;
