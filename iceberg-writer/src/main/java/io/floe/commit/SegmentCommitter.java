@@ -5,6 +5,7 @@ import io.floe.copy.Leftovers;
 import io.floe.copy.PositionDeletes;
 import io.floe.copy.RowRange;
 import io.floe.copy.WrittenSegment;
+import io.floe.layout.ManifestFilesCache;
 import io.floe.layout.SegmentSummary;
 import io.floe.layout.WithoutHadoopDefaults;
 import java.util.ArrayList;
@@ -45,6 +46,8 @@ public final class SegmentCommitter {
   private final long minBackoffMs;
   private final long maxBackoffMs;
   private final GroupCommit groups = new GroupCommit();
+  private final ManifestFilesCache manifests =
+      new ManifestFilesCache(ManifestFilesCache.DEFAULT_MAX_FILES);
 
   public static final int DEFAULT_MAX_ATTEMPTS = 10;
   public static final long DEFAULT_MIN_BACKOFF_MS = 100;
@@ -170,7 +173,7 @@ public final class SegmentCommitter {
     CommitPlan plan =
         base == null
             ? CommitPlan.NONE
-            : new CommitPlanner(new SnapshotFiles(table, base)).plan(segment, aborted);
+            : new CommitPlanner(new SnapshotFiles(table, base, manifests)).plan(segment, aborted);
     writtenHere.addAll(hideRows(table, segment, segmentId, plan));
     int overlapped = plan.overlappedFiles();
     Long baseId = base == null ? null : base.snapshotId();

@@ -2,6 +2,7 @@ package io.floe.commit;
 
 import io.floe.format.OffsetRange;
 import io.floe.layout.FileColumns;
+import io.floe.layout.ManifestFilesCache;
 import io.floe.layout.OffsetBounds;
 import io.floe.layout.TopicTableLayout;
 import java.util.List;
@@ -17,16 +18,19 @@ final class SnapshotFiles implements CommittedFiles {
   private final Table table;
   private final Snapshot snapshot;
   private final OffsetBounds bounds;
+  private final ManifestFilesCache manifests;
 
-  SnapshotFiles(Table table, Snapshot snapshot) {
+  SnapshotFiles(Table table, Snapshot snapshot, ManifestFilesCache manifests) {
     this.table = table;
     this.snapshot = snapshot;
     this.bounds = OffsetBounds.of(table);
+    this.manifests = manifests;
   }
 
   @Override
   public List<DataFile> inRange(int partition, long from, long to) {
-    return OffsetBounds.dataFilesInRange(table, snapshot, partition, new OffsetRange(from, to));
+    return OffsetBounds.dataFilesInRange(
+        table, snapshot, partition, new OffsetRange(from, to), manifests);
   }
 
   @Override

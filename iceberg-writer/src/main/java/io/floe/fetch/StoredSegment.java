@@ -1,6 +1,7 @@
 package io.floe.fetch;
 
 import io.floe.format.Reencoding;
+import io.floe.layout.ManifestFilesCache;
 import io.floe.layout.OffsetBounds;
 import io.floe.manifest.BatchDirectory;
 import io.floe.manifest.CorruptSidecarException;
@@ -187,7 +188,11 @@ public final class StoredSegment implements AutoCloseable {
     if (table.currentSnapshot() != null) {
       for (DataFile file :
           OffsetBounds.dataFilesInRange(
-              table, table.currentSnapshot(), partition(), manifest.offsets())) {
+              table,
+              table.currentSnapshot(),
+              partition(),
+              manifest.offsets(),
+              ManifestFilesCache.NONE)) {
         out.add(file.location());
       }
     }

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.iceberg.Accessor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -95,43 +96,51 @@ public final class OffsetBounds {
 
   /**
    * The live data files of {@code partition} in {@code snapshot} that may hold offsets in {@code
-   * range}, with their column stats, read from its manifests one after another in the calling
-   * thread. A scan plan ({@link #filesInRange}) also finds the delete files, but its parallel
-   * iteration waits 10 ms whenever a round of manifests yields no file, even when its tasks run in
-   * the caller: a copy plans against tables of many small manifests, most of which hold nothing of
-   * its range.
+   * range}, with the stats of the partition and offset columns, read from its manifests one after
+   * another in the calling thread ({@code cache} keeps what manifests it read before). A scan plan
+   * ({@link #filesInRange}) also finds the delete files, but its parallel iteration waits 10 ms
+   * whenever a round of manifests yields no file, even when its tasks run in the caller: a copy
+   * plans against tables of many small manifests, most of which hold nothing of its range.
    */
   public static List<DataFile> dataFilesInRange(
-      Table table, Snapshot snapshot, int partition, OffsetRange range) {
+      Table table, Snapshot snapshot, int partition, OffsetRange range, ManifestFilesCache cache) {
     if (range.isEmpty()) {
       return List.of();
     }
-    Expression filter =
-        Expressions.and(
-            Expressions.equal(TopicTableLayout.PARTITION, partition),
-            Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, range.first()),
-            Expressions.lessThanOrEqual(TopicTableLayout.OFFSET, range.last()));
+    OffsetBounds bounds = of(table);
+    Expression inPartition = Expressions.equal(TopicTableLayout.PARTITION, partition);
     Map<Integer, PartitionSpec> specs = table.specs();
     Map<Integer, ManifestEvaluator> bySpec = new HashMap<>();
+    Set<Integer> stats = Set.of(bounds.partitionId, bounds.offsetId);
     List<DataFile> out = new ArrayList<>();
     for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
       ManifestEvaluator mayMatch =
           bySpec.computeIfAbsent(
               manifest.partitionSpecId(),
-              id -> ManifestEvaluator.forRowFilter(filter, specs.get(id), true));
+              id -> ManifestEvaluator.forRowFilter(inPartition, specs.get(id), true));
       if (!manifest.hasAddedFiles() && !manifest.hasExistingFiles() || !mayMatch.eval(manifest)) {
         continue;
       }
-      try (ManifestReader<DataFile> files =
-          ManifestFiles.read(manifest, table.io(), specs).filterRows(filter)) {
-        for (DataFile file : files) {
+      for (DataFile file : cache.liveFiles(table, manifest, stats)) {
+        if (bounds.mayHold(file, partition, range)) {
           out.add(file);
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
       }
     }
     return out;
+  }
+
+  /**
+   * Whether the file may hold offsets of {@code range} in {@code partition}: as far as its
+   * partition and its offset bounds tell (a file they tell nothing of may).
+   */
+  private boolean mayHold(DataFile file, int partition, OffsetRange range) {
+    Integer filePartition = partitionOf(file);
+    if (filePartition != null && filePartition != partition) {
+      return false;
+    }
+    OffsetRange held = boundsOf(file);
+    return held == null || held.first() <= range.last() && range.first() <= held.last();
   }
 
   /**

@@ -218,6 +218,8 @@ class OffsetBoundsTest {
     table.newFastAppend().appendFile(last).commit();
     Snapshot snapshot = table.currentSnapshot();
 
+    // The same through a cache that holds the manifests read before.
+    ManifestFilesCache cache = new ManifestFilesCache(100);
     for (int partition = 0; partition < 3; partition++) {
       for (OffsetRange range :
           List.of(
@@ -226,21 +228,38 @@ class OffsetBoundsTest {
               new OffsetRange(19, 19),
               new OffsetRange(0, 100),
               new OffsetRange(21, 28))) {
-        assertThat(
-                OffsetBounds.dataFilesInRange(table, snapshot, partition, range).stream()
-                    .map(DataFile::location)
-                    .toList())
-            .as("partition %s, offsets %s", partition, range)
-            .containsExactlyInAnyOrderElementsOf(
-                locations(OffsetBounds.filesInRange(table, snapshot, partition, range)));
+        List<String> scanned =
+            locations(OffsetBounds.filesInRange(table, snapshot, partition, range));
+        for (ManifestFilesCache manifests : List.of(ManifestFilesCache.NONE, cache, cache)) {
+          assertThat(
+                  OffsetBounds.dataFilesInRange(table, snapshot, partition, range, manifests)
+                      .stream()
+                      .map(DataFile::location)
+                      .toList())
+              .as("partition %s, offsets %s", partition, range)
+              .containsExactlyInAnyOrderElementsOf(scanned);
+        }
       }
     }
     assertThat(
-            OffsetBounds.dataFilesInRange(table, snapshot, 0, new OffsetRange(12, 30)).stream()
+            OffsetBounds.dataFilesInRange(table, snapshot, 0, new OffsetRange(12, 30), cache)
+                .stream()
                 .map(DataFile::location))
         .containsExactlyInAnyOrder(high.location(), last.location());
-    assertThat(OffsetBounds.dataFilesInRange(table, snapshot, 0, new OffsetRange(21, 28)))
+    assertThat(OffsetBounds.dataFilesInRange(table, snapshot, 0, new OffsetRange(21, 28), cache))
         .isEmpty();
+
+    // Later snapshots through the same cache: a file removed since is gone, one added is found.
+    table.newDelete().deleteFile(high).commit();
+    DataFile again = write(table, rows(0, 12, 14));
+    table.newFastAppend().appendFile(again).commit();
+    Snapshot later = table.currentSnapshot();
+    assertThat(
+            OffsetBounds.dataFilesInRange(table, later, 0, new OffsetRange(12, 30), cache).stream()
+                .map(DataFile::location))
+        .containsExactlyInAnyOrderElementsOf(
+            locations(OffsetBounds.filesInRange(table, later, 0, new OffsetRange(12, 30))))
+        .containsExactlyInAnyOrder(again.location(), last.location());
   }
 
   private Table table(String name, PartitionSpec spec) {
