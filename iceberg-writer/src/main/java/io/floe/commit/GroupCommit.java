@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -47,20 +48,17 @@ import org.slf4j.LoggerFactory;
 final class GroupCommit {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
 
-  /** One segment's commit: what it adds and what it planned against. */
-  interface Member {
-    /** The segment, as the snapshot's summary records it. */
-    SegmentSummary.Segment segment();
-
-    /** The snapshot its plan read; null when the table had none. */
-    Long base();
-
-    /** The data files its position deletes point at: they must still be live at commit. */
-    Set<String> referencedFiles();
-
-    /** Adds its data and delete files to the group's snapshot. */
-    void addTo(RowDelta delta);
-  }
+  /**
+   * One segment's commit: the segment as the snapshot's summary records it, the snapshot its plan
+   * read ({@code base}, null when the table had none), the data files its position deletes point at
+   * (they must still be live at commit), and what adds its data and delete files to the group's
+   * snapshot.
+   */
+  record Member(
+      SegmentSummary.Segment segment,
+      Long base,
+      Set<String> referencedFiles,
+      Consumer<RowDelta> addTo) {}
 
   static final long MAX_PAUSE_MS = 500;
   static final long OTHERS_ACTIVE_MS = 30_000;
@@ -224,7 +222,7 @@ final class GroupCommit {
     Set<Integer> partitions = new TreeSet<>();
     Set<String> referenced = new TreeSet<>();
     for (Waiter w : members) {
-      w.member.addTo(delta);
+      w.member.addTo().accept(delta);
       segments.add(w.member.segment());
       partitions.add(w.member.segment().partition());
       referenced.addAll(w.member.referencedFiles());

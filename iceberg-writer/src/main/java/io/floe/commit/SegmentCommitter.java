@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitFailedException;
@@ -187,29 +186,15 @@ public final class SegmentCommitter {
             overlapped,
             rows(plan.overlappedRows()));
     GroupCommit.Member member =
-        new GroupCommit.Member() {
-          @Override
-          public SegmentSummary.Segment segment() {
-            return summary;
-          }
-
-          @Override
-          public Long base() {
-            return baseId;
-          }
-
-          @Override
-          public Set<String> referencedFiles() {
-            return plan.referencedFiles();
-          }
-
-          @Override
-          public void addTo(RowDelta delta) {
-            segment.dataFiles().forEach(delta::addRows);
-            segment.deleteFiles().forEach(delta::addDeletes);
-            writtenHere.forEach(delta::addDeletes);
-          }
-        };
+        new GroupCommit.Member(
+            summary,
+            baseId,
+            plan.referencedFiles(),
+            delta -> {
+              segment.dataFiles().forEach(delta::addRows);
+              segment.deleteFiles().forEach(delta::addDeletes);
+              writtenHere.forEach(delta::addDeletes);
+            });
     long snapshotId = groups.commit(table, member);
     return new Result(snapshotId, overlapped, attempt);
   }

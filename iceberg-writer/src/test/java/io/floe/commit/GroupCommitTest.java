@@ -42,35 +42,21 @@ class GroupCommitTest {
       CountDownLatch entered) {
     DataFile file = MetadataOnlyFiles.dataFile(table, name, partition);
     SegmentSummary.Segment segment = new SegmentSummary.Segment("id", partition, 0, 0, name, 0, 0);
-    return new GroupCommit.Member() {
-      @Override
-      public SegmentSummary.Segment segment() {
-        return segment;
-      }
-
-      @Override
-      public Long base() {
-        return base;
-      }
-
-      @Override
-      public Set<String> referencedFiles() {
-        return Set.of();
-      }
-
-      @Override
-      public void addTo(RowDelta delta) {
-        entered.countDown();
-        if (hold != null) {
-          try {
-            hold.await(1, TimeUnit.MINUTES);
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
+    return new GroupCommit.Member(
+        segment,
+        base,
+        Set.of(),
+        delta -> {
+          entered.countDown();
+          if (hold != null) {
+            try {
+              hold.await(1, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
           }
-        }
-        delta.addRows(file);
-      }
-    };
+          delta.addRows(file);
+        });
   }
 
   /** The segment ids the table's snapshots committed, oldest first. */

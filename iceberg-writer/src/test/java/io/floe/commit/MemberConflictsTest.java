@@ -20,25 +20,7 @@ class MemberConflictsTest {
   private static GroupCommit.Member member(
       String name, int partition, Long base, Set<String> referenced) {
     SegmentSummary.Segment segment = new SegmentSummary.Segment("id", partition, 0, 9, name, 0, 0);
-    return new GroupCommit.Member() {
-      @Override
-      public SegmentSummary.Segment segment() {
-        return segment;
-      }
-
-      @Override
-      public Long base() {
-        return base;
-      }
-
-      @Override
-      public Set<String> referencedFiles() {
-        return referenced;
-      }
-
-      @Override
-      public void addTo(RowDelta delta) {}
-    };
+    return new GroupCommit.Member(segment, base, referenced, delta -> {});
   }
 
   /** Commits one segment of {@code partition} the way a copy does; returns the new snapshot id. */
