@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import org.apache.iceberg.Accessor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -96,8 +95,8 @@ public final class OffsetBounds {
 
   /**
    * The live data files of {@code partition} in {@code snapshot} that may hold offsets in {@code
-   * range}, with the stats of the partition and offset columns, read from its manifests one after
-   * another in the calling thread ({@code cache} keeps what manifests it read before). A scan plan
+   * range}, with their column stats, read from its manifests one after another in the calling
+   * thread ({@code cache} keeps where the files of the manifests it read before lie). A scan plan
    * ({@link #filesInRange}) also finds the delete files, but its parallel iteration waits 10 ms
    * whenever a round of manifests yields no file, even when its tasks run in the caller: a copy
    * plans against tables of many small manifests, most of which hold nothing of its range.
@@ -111,7 +110,6 @@ public final class OffsetBounds {
     Expression inPartition = Expressions.equal(TopicTableLayout.PARTITION, partition);
     Map<Integer, PartitionSpec> specs = table.specs();
     Map<Integer, ManifestEvaluator> bySpec = new HashMap<>();
-    Set<Integer> stats = Set.of(bounds.partitionId, bounds.offsetId);
     List<DataFile> out = new ArrayList<>();
     for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
       ManifestEvaluator mayMatch =
@@ -121,26 +119,9 @@ public final class OffsetBounds {
       if (!manifest.hasAddedFiles() && !manifest.hasExistingFiles() || !mayMatch.eval(manifest)) {
         continue;
       }
-      for (DataFile file : cache.liveFiles(table, manifest, stats)) {
-        if (bounds.mayHold(file, partition, range)) {
-          out.add(file);
-        }
-      }
+      out.addAll(cache.filesInRange(table, manifest, bounds, partition, range));
     }
     return out;
-  }
-
-  /**
-   * Whether the file may hold offsets of {@code range} in {@code partition}: as far as its
-   * partition and its offset bounds tell (a file they tell nothing of may).
-   */
-  private boolean mayHold(DataFile file, int partition, OffsetRange range) {
-    Integer filePartition = partitionOf(file);
-    if (filePartition != null && filePartition != partition) {
-      return false;
-    }
-    OffsetRange held = boundsOf(file);
-    return held == null || held.first() <= range.last() && range.first() <= held.last();
   }
 
   /**
