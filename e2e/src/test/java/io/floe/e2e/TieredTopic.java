@@ -311,7 +311,7 @@ final class TieredTopic {
     long tableEnd = next - 1;
     assertThat(tableEnd).as("offsets the table holds").isGreaterThanOrEqualTo(through);
     assertThat(copies.stream().map(CopySnapshot::segmentId).distinct().count())
-        .as("one snapshot per segment id")
+        .as("each segment id committed once")
         .isEqualTo(copies.size());
 
     List<Row> rows = rows(table);

@@ -87,8 +87,8 @@ public final class TopicTableOptions {
     props.putIfAbsent(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(COMMIT_RETRIES));
     props.putIfAbsent(TableProperties.COMMIT_MIN_RETRY_WAIT_MS, Long.toString(COMMIT_MIN_WAIT_MS));
     props.putIfAbsent(TableProperties.COMMIT_MAX_RETRY_WAIT_MS, Long.toString(COMMIT_MAX_WAIT_MS));
-    // One snapshot per copied segment: without expiry the metadata file (written whole by every
-    // commit, re-read by every lost race) grows by about 1 KB per segment for ever.
+    // A snapshot per copied segment or group of segments: without expiry the metadata file (written
+    // whole by every commit, re-read by every lost race) grows by about 1 KB per snapshot for ever.
     props.putIfAbsent(
         TableProperties.MAX_SNAPSHOT_AGE_MS, Long.toString(EXPIRE_MAX_SNAPSHOT_AGE_MS));
     props.putIfAbsent(

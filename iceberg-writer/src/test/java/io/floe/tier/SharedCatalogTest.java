@@ -152,7 +152,7 @@ class SharedCatalogTest {
       int retries = copied.stream().mapToInt(c -> c.commitAttempts - 1).sum();
       System.out.printf(
           Locale.ROOT,
-          "SharedCatalogTest[%s]: %d copies (one snapshot each) from %d brokers into one table in"
+          "SharedCatalogTest[%s]: %d copies from %d brokers into one table in"
               + " %.2f s = %.1f copies/s, %d retried by Floe, 0 failed; audit: %s%n",
           kind,
           copied.size(),
