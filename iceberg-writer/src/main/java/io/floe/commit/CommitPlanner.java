@@ -32,7 +32,9 @@ final class CommitPlanner {
    * segment rolled at other offsets (every leader change produces one), or a demoted leader's copy
    * that committed late. Its rows inside the segment are hidden, never its file removed, so the
    * table keeps each offset once, from the copy made last, and the file stays for as long as Kafka
-   * serves its own segment from it; deleting that segment (or this one) sorts it out.
+   * serves its own segment from it; deleting that segment (or this one) sorts it out. Only rows of
+   * the segment's partition are hidden: a file whose metadata does not tell its partition (an
+   * engine's, across partitions) is read row by row.
    */
   CommitPlan plan(WrittenSegment segment, List<AbortedTransaction> aborted) {
     List<RowRange> overlappedRows = new ArrayList<>();
@@ -44,12 +46,20 @@ final class CommitPlanner {
           continue;
         }
         OffsetRange held = files.boundsOf(file);
-        if (held != null && offsets.contains(held)) {
+        Integer partition = files.partitionOf(file);
+        if (held != null
+            && offsets.contains(held)
+            && partition != null
+            && partition == segment.partition()) {
           overlappedRows.add(
               new RowRange(file.location(), file.partition(), 0, file.recordCount()));
         } else {
           Runs runs =
-              new Runs(file, (offset, producerId) -> offsets.contains(offset), overlappedRows);
+              new Runs(
+                  file,
+                  (rowPartition, offset, producerId) ->
+                      rowPartition == segment.partition() && offsets.contains(offset),
+                  overlappedRows);
           files.readRows(file, runs);
           runs.finish();
         }
@@ -71,8 +81,11 @@ final class CommitPlanner {
         Runs runs =
             new Runs(
                 file,
-                (offset, producerId) ->
-                    offset >= txn.firstOffset() && offset <= to && producerId == txn.producerId(),
+                (rowPartition, offset, producerId) ->
+                    rowPartition == segment.partition()
+                        && offset >= txn.firstOffset()
+                        && offset <= to
+                        && producerId == txn.producerId(),
                 ranges);
         files.readRows(file, runs);
         runs.finish();
@@ -81,10 +94,10 @@ final class CommitPlanner {
     return ranges;
   }
 
-  /** Whether a row (its offset and producer id) is to be hidden. */
+  /** Whether a row (its Kafka partition, offset and producer id) is to be hidden. */
   @FunctionalInterface
   private interface RowFilter {
-    boolean test(long offset, long producerId);
+    boolean test(int partition, long offset, long producerId);
   }
 
   /** Collects the runs of consecutive rows of one file that a filter selects. */
@@ -98,8 +111,8 @@ final class CommitPlanner {
     }
 
     @Override
-    public void row(long offset, long producerId) {
-      runs.next(filter.test(offset, producerId));
+    public void row(int partition, long offset, long producerId) {
+      runs.next(filter.test(partition, offset, producerId));
     }
 
     void finish() {

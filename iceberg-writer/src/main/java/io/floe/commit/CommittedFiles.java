@@ -10,7 +10,7 @@ interface CommittedFiles {
   /** Calls back with each row of a data file, in row order. */
   @FunctionalInterface
   interface RowVisitor {
-    void row(long offset, long producerId);
+    void row(int partition, long offset, long producerId);
   }
 
   /** The live data files of {@code partition} that may hold offsets in [from, to]. */
@@ -19,6 +19,12 @@ interface CommittedFiles {
   /** The file's first and last offset from its column bounds; null when it has none. */
   OffsetRange boundsOf(DataFile file);
 
-  /** Reads the offset and producer id of each row of the file. */
+  /**
+   * The Kafka partition of all the file's rows, as its metadata tells it; null when it does not (an
+   * engine may have written rows of several partitions into one file).
+   */
+  Integer partitionOf(DataFile file);
+
+  /** Reads the Kafka partition, offset and producer id of each row of the file. */
   void readRows(DataFile file, RowVisitor visitor);
 }

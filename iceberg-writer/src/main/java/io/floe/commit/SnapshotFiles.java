@@ -39,9 +39,18 @@ final class SnapshotFiles implements CommittedFiles {
   }
 
   @Override
+  public Integer partitionOf(DataFile file) {
+    return bounds.partitionOf(file);
+  }
+
+  @Override
   public void readRows(DataFile file, RowVisitor visitor) {
     Schema schema = table.schema();
-    Schema projection = schema.select(TopicTableLayout.OFFSET, TopicTableLayout.PRODUCER_ID);
+    Schema projection =
+        schema.select(
+            TopicTableLayout.PARTITION, TopicTableLayout.OFFSET, TopicTableLayout.PRODUCER_ID);
+    Accessor<StructLike> partition =
+        projection.accessorForField(schema.findField(TopicTableLayout.PARTITION).fieldId());
     Accessor<StructLike> offset =
         projection.accessorForField(schema.findField(TopicTableLayout.OFFSET).fieldId());
     Accessor<StructLike> producerId =
@@ -50,6 +59,8 @@ final class SnapshotFiles implements CommittedFiles {
         table,
         file,
         projection,
-        row -> visitor.row((Long) offset.get(row), (Long) producerId.get(row)));
+        row ->
+            visitor.row(
+                (Integer) partition.get(row), (Long) offset.get(row), (Long) producerId.get(row)));
   }
 }

@@ -10,7 +10,9 @@ import io.floe.manifest.BatchDirectory;
 import io.floe.rows.PayloadCounts;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
@@ -91,6 +93,22 @@ class CommitPlannerTest {
 
     assertThat(plan.overlappedRows())
         .containsExactly(new RowRange(unbounded.location(), unbounded.partition(), 0, 50));
+  }
+
+  @Test
+  void aFileOfSeveralPartitionsHasOnlyTheSegmentsPartitionsRowsHidden() {
+    // An engine's file across partitions: rows 0..49 are partition 1's offsets 100..149, rows
+    // 50..99 partition 0's. Its offset bounds lie inside the segment, but the whole file is not
+    // partition 0's.
+    DataFile mixed = file("across", 100);
+    int[] rowPartitions = new int[100];
+    Arrays.fill(rowPartitions, 0, 50, 1);
+    files.addAcrossPartitions(mixed, new OffsetRange(100, 149), rowPartitions);
+
+    CommitPlan plan = plan(segment(0, 100, 199), List.of());
+
+    assertThat(plan.overlappedRows())
+        .containsExactly(new RowRange(mixed.location(), mixed.partition(), 50, 50));
   }
 
   @Test
@@ -204,9 +222,21 @@ class CommitPlannerTest {
 
   /** Committed files in memory, found by partition and offset bounds as a table scan finds them. */
   private static final class Files implements CommittedFiles {
-    /** A file, its bounds as its metadata tells them (null: none), and its rows from firstRow. */
+    /**
+     * A file, its partition and bounds as its metadata tells them (null: none), and its rows from
+     * firstRow (rowPartitions: each row's partition when the rows are of several).
+     */
     private record Held(
-        int partition, DataFile file, OffsetRange bounds, long firstRow, long[] producers) {}
+        Integer partition,
+        DataFile file,
+        OffsetRange bounds,
+        long firstRow,
+        long[] producers,
+        int[] rowPartitions) {
+      Held(Integer partition, DataFile file, OffsetRange bounds, long firstRow, long[] producers) {
+        this(partition, file, bounds, firstRow, producers, null);
+      }
+    }
 
     final List<Held> held = new ArrayList<>();
     final List<Integer> askedPartitions = new ArrayList<>();
@@ -229,6 +259,21 @@ class CommitPlannerTest {
       held.add(new Held(partition, file, null, firstRow, producers));
     }
 
+    /**
+     * A file whose metadata tells its offset bounds but not its partition: its rows are of {@code
+     * rowPartitions}, each partition's offsets counting from the bounds' first.
+     */
+    void addAcrossPartitions(DataFile file, OffsetRange bounds, int[] rowPartitions) {
+      held.add(
+          new Held(
+              null,
+              file,
+              bounds,
+              bounds.first(),
+              filled(rowPartitions.length, OTHER_PRODUCER),
+              rowPartitions));
+    }
+
     @Override
     public List<DataFile> inRange(int partition, long from, long to) {
       askedPartitions.add(partition);
@@ -236,7 +281,7 @@ class CommitPlannerTest {
       for (Held h : held) {
         boolean mayHold =
             h.bounds() == null || (h.bounds().first() <= to && from <= h.bounds().last());
-        if (h.partition() == partition && mayHold) {
+        if ((h.partition() == null || h.partition() == partition) && mayHold) {
           out.add(h.file());
         }
       }
@@ -249,10 +294,24 @@ class CommitPlannerTest {
     }
 
     @Override
+    public Integer partitionOf(DataFile file) {
+      return held.stream().filter(h -> h.file() == file).findFirst().orElseThrow().partition();
+    }
+
+    @Override
     public void readRows(DataFile file, RowVisitor visitor) {
       Held h = held.stream().filter(x -> x.file() == file).findFirst().orElseThrow();
-      for (int i = 0; i < h.producers().length; i++) {
-        visitor.row(h.firstRow() + i, h.producers()[i]);
+      if (h.rowPartitions() == null) {
+        for (int i = 0; i < h.producers().length; i++) {
+          visitor.row(h.partition(), h.firstRow() + i, h.producers()[i]);
+        }
+        return;
+      }
+      Map<Integer, Long> next = new HashMap<>();
+      for (int i = 0; i < h.rowPartitions().length; i++) {
+        int partition = h.rowPartitions()[i];
+        long offset = next.merge(partition, 1L, Long::sum) - 1 + h.firstRow();
+        visitor.row(partition, offset, h.producers()[i]);
       }
     }
   }
