@@ -123,13 +123,23 @@ public final class SegmentSummary {
 
   /**
    * The segments a snapshot's summary says it committed: none for a snapshot that is not a segment
-   * commit (a segment delete, another writer's snapshot). Parts a summary lacks read as {@code -}
-   * (ids) and -1 (start offset).
+   * commit (a segment delete, another writer's snapshot), nor for one whose segment keys do not
+   * parse (whoever wrote them, the snapshot is then treated as another writer's: a copy planned
+   * before it plans again, the head view takes the boundary from the files). Parts a summary lacks
+   * read as {@code -} (ids) and -1 (start offset).
    */
   public static List<Segment> segmentsOf(Map<String, String> summary) {
     if (summary == null) {
       return List.of();
     }
+    try {
+      return parse(summary);
+    } catch (IllegalArgumentException e) {
+      return List.of();
+    }
+  }
+
+  private static List<Segment> parse(Map<String, String> summary) {
     String listed = summary.get(SEGMENTS);
     if (listed != null) {
       List<Segment> out = new ArrayList<>();
@@ -155,12 +165,18 @@ public final class SegmentSummary {
             Long.parseLong(summary.getOrDefault(OVERLAPPED_ROWS, "0"))));
   }
 
-  /** The partition a segment delete's snapshot is about; null for any other snapshot. */
+  /**
+   * The partition a segment delete's snapshot is about; null for any other snapshot (and for one
+   * whose partition does not parse).
+   */
   public static Integer deletedPartitionOf(Map<String, String> summary) {
     if (summary == null || !DELETE_SEGMENT.equals(summary.get(OPERATION))) {
       return null;
     }
-    String partition = summary.get(PARTITION);
-    return partition == null ? null : Integer.parseInt(partition);
+    try {
+      return Integer.valueOf(summary.get(PARTITION));
+    } catch (NumberFormatException e) { // absent (null) or not a number
+      return null;
+    }
   }
 }

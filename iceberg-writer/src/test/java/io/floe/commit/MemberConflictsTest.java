@@ -108,6 +108,17 @@ class MemberConflictsTest {
           MemberConflicts.of(table, table.currentSnapshot(), List.of(beforeEngine, afterEngine));
       assertThat(refused).containsOnlyKeys(beforeEngine);
       assertThat(refused.get(beforeEngine)).contains("(append) of another writer");
+
+      // Segment keys that do not parse: whoever wrote them, another writer's snapshot.
+      long beforeGarbled = table.currentSnapshot().snapshotId();
+      table
+          .newFastAppend()
+          .appendFile(MetadataOnlyFiles.dataFile(table, "garbled", 8))
+          .set(SegmentSummary.SEGMENTS, "8:0:x")
+          .commit();
+      GroupCommit.Member planned = member("g", 9, beforeGarbled, Set.of());
+      assertThat(MemberConflicts.of(table, table.currentSnapshot(), List.of(planned)).get(planned))
+          .contains("of another writer");
     }
   }
 }

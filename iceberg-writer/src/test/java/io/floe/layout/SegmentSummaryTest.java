@@ -67,8 +67,30 @@ class SegmentSummaryTest {
     assertThatThrownBy(() -> new SegmentSummary.Segment("t:1", 0, 0, 0, "a", 0, 0))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> written(List.of())).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> SegmentSummary.segmentsOf(Map.of(SegmentSummary.SEGMENTS, "1:2:3")))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("1:2:3");
+  }
+
+  @Test
+  void segmentKeysThatDoNotParseMakeTheSnapshotNoSegmentCommit() {
+    assertThat(SegmentSummary.segmentsOf(Map.of(SegmentSummary.SEGMENTS, "1:2:3"))).isEmpty();
+    assertThat(
+            SegmentSummary.segmentsOf(
+                Map.of(SegmentSummary.SEGMENTS, "3:100:199:a:t:0:0,x:1:2:b:t:0:0")))
+        .isEmpty();
+    assertThat(
+            SegmentSummary.segmentsOf(
+                Map.of(SegmentSummary.PARTITION, "three", SegmentSummary.END_OFFSET, "9")))
+        .isEmpty();
+    assertThat(
+            SegmentSummary.deletedPartitionOf(
+                Map.of(SegmentSummary.OPERATION, SegmentSummary.DELETE_SEGMENT)))
+        .isNull();
+    assertThat(
+            SegmentSummary.deletedPartitionOf(
+                Map.of(
+                    SegmentSummary.OPERATION,
+                    SegmentSummary.DELETE_SEGMENT,
+                    SegmentSummary.PARTITION,
+                    "x")))
+        .isNull();
   }
 }
