@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
@@ -71,28 +72,29 @@ public final class ManifestFilesCache {
       }
     }
     List<DataFile> out = new ArrayList<>();
-    try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), table.specs())) {
-      for (DataFile file : files) {
-        if (FileOffsets.of(bounds, file).mayHold(partition, range)) {
-          out.add(file);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    forEachLiveFile(
+        table,
+        manifest,
+        file -> {
+          if (FileOffsets.of(bounds, file).mayHold(partition, range)) {
+            out.add(file);
+          }
+        });
     return out;
   }
 
   private static List<FileOffsets> offsetsOf(
       Table table, ManifestFile manifest, OffsetBounds bounds) {
     List<FileOffsets> out = new ArrayList<>();
+    forEachLiveFile(table, manifest, file -> out.add(FileOffsets.of(bounds, file)));
+    return List.copyOf(out);
+  }
+
+  private static void forEachLiveFile(Table table, ManifestFile manifest, Consumer<DataFile> each) {
     try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), table.specs())) {
-      for (DataFile file : files) {
-        out.add(FileOffsets.of(bounds, file));
-      }
+      files.forEach(each);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return List.copyOf(out);
   }
 }
