@@ -12,10 +12,11 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.Transaction;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.slf4j.Logger;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * included), commits them, and hands the lead to the next waiting copier, so no copier serves
  * others for long. Each member planned against the snapshot it read; a member that something
  * committed since then conflicts with ({@link MemberConflicts}) fails alone, to plan again, and the
- * others commit with validation from the snapshot the leader just read. Should a concurrent commit
+ * others commit with validation from the snapshot the leader just read, with no other read of the
+ * table before or after the catalog commit ({@link JustReadOperations}). Should a concurrent commit
  * conflict while the group commits, the leader reads the table again and leaves out the members it
  * conflicts with. A failure of the catalog commit fails every member, each of which retries on its
  * own terms. Every member returns only once its segment is committed (or with its own failure).
@@ -145,16 +147,18 @@ final class GroupCommit {
     while (!remaining.isEmpty()) {
       table.refresh();
       Snapshot head = table.currentSnapshot();
-      long baseSequence = lastSequence(table);
+      long baseSequence = head == null ? 0 : head.sequenceNumber();
       queue.sawBase(baseSequence, started);
       remaining = admitted(table, head, remaining);
       if (remaining.isEmpty()) {
         return;
       }
-      Transaction txn = table.newTransaction();
+      JustReadOperations ops = new JustReadOperations(catalogTable(table).operations());
       try {
-        stage(txn, head, remaining);
-        txn.commitTransaction();
+        stage(
+            new BaseTable(ops, table.name(), catalogTable(table).reporter()).newRowDelta(),
+            head,
+            remaining);
       } catch (ValidationException e) {
         // A concurrent commit conflicts with a member: the next round's read leaves it out. Each
         // round leaves out at least one member, unless the conflict is one MemberConflicts does
@@ -169,11 +173,11 @@ final class GroupCommit {
         fail(remaining, e);
         return;
       }
-      Table committed =
-          txn.table(); // the metadata just committed (re-applied if the transaction retried)
+      // The metadata just committed (re-applied if the commit retried, possibly with another
+      // writer's commit on top), which the table's own operations hold now.
+      TableMetadata committed = ops.current();
       queue.committed(baseSequence, lastSequence(committed), System.nanoTime() - started);
-      loadCommitted(table);
-      long snapshotId = committedSnapshot(committed, remaining.get(0).member.segment());
+      long snapshotId = committedSnapshot(committed, table, remaining.get(0).member.segment());
       remaining.forEach(w -> w.succeed(snapshotId));
       if (remaining.size() > 1) {
         LOG.debug(
@@ -216,8 +220,7 @@ final class GroupCommit {
    * Stages the group's one snapshot: every member's files and segment, validated from {@code head}
    * (which every member is checked against already) in the members' partitions.
    */
-  private static void stage(Transaction txn, Snapshot head, List<Waiter> members) {
-    RowDelta delta = txn.newRowDelta();
+  private static void stage(RowDelta delta, Snapshot head, List<Waiter> members) {
     List<SegmentSummary.Segment> segments = new ArrayList<>(members.size());
     Set<Integer> partitions = new TreeSet<>();
     Set<String> referenced = new TreeSet<>();
@@ -245,40 +248,40 @@ final class GroupCommit {
       // the table again.
       delta.validateDataFilesExist(referenced);
     }
-    delta.commit(); // staged in the transaction
+    delta.commit();
   }
 
   private static void fail(List<Waiter> waiters, RuntimeException e) {
     waiters.forEach(w -> w.fail(e));
   }
 
-  private static long lastSequence(Table table) {
-    Snapshot current = table.currentSnapshot();
-    return current == null ? 0 : current.sequenceNumber();
+  /** A table as catalogs load it (the group commits through its operations). */
+  private static BaseTable catalogTable(Table table) {
+    if (table instanceof BaseTable base) {
+      return base;
+    }
+    throw new IllegalArgumentException(
+        "Cannot commit into "
+            + table.name()
+            + ": not a catalog's table ("
+            + table.getClass()
+            + ")");
   }
 
-  /**
-   * A commit leaves the table to be reloaded on its next use. Reloading it here, while no other
-   * commit of the group can start, keeps the copiers that share this table instance from each
-   * reloading it at once (and a reload racing the next group's commit from making Iceberg apply
-   * that whole transaction again).
-   */
-  private static void loadCommitted(Table table) {
-    try {
-      table.refresh();
-    } catch (RuntimeException e) {
-      LOG.debug("Reloading {} after a commit failed; its next use reloads it", table.name(), e);
-    }
+  private static long lastSequence(TableMetadata metadata) {
+    Snapshot current = metadata.currentSnapshot();
+    return current == null ? 0 : current.sequenceNumber();
   }
 
   /**
    * The id of the snapshot that committed {@code segment}: the committed metadata's current one, or
    * (should a retry have put another writer's commit on top) found by its summary.
    */
-  private static long committedSnapshot(Table table, SegmentSummary.Segment segment) {
-    for (Snapshot s = table.currentSnapshot();
+  private static long committedSnapshot(
+      TableMetadata metadata, Table table, SegmentSummary.Segment segment) {
+    for (Snapshot s = metadata.currentSnapshot();
         s != null;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+        s = s.parentId() == null ? null : metadata.snapshot(s.parentId())) {
       for (SegmentSummary.Segment committed : SegmentSummary.segmentsOf(s.summary())) {
         if (committed.sameSegment(segment)) {
           return s.snapshotId();
@@ -286,7 +289,7 @@ final class GroupCommit {
       }
     }
     throw new IllegalStateException(
-        "Committed transaction of " + table.name() + " lacks the group's snapshot");
+        "Committed metadata of " + table.name() + " lacks the group's snapshot");
   }
 
   private static final class Queue {
@@ -306,7 +309,7 @@ final class GroupCommit {
       }
     }
 
-    /** A retried transaction is re-applied on top of other writers' commits. */
+    /** A retried commit is re-applied on top of other writers' commits. */
     void committed(long baseSequence, long sequence, long tookNanos) {
       long now = System.nanoTime();
       if (sequence > baseSequence + 1) {

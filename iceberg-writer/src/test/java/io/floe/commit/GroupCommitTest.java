@@ -201,6 +201,68 @@ class GroupCommitTest {
     }
   }
 
+  @Test
+  void aGroupReadsTheTableOnceAndCommitsOnce() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Table created = f.tables.resolve("reads", "id");
+      CountingOperations[] ops = new CountingOperations[1];
+      Table table = CountingOperations.counted(created, ops);
+      GroupCommit groups = new GroupCommit();
+      long seed = groups.commit(table, member(table, "seed", 0, null, null));
+      int refreshes = ops[0].refreshes.get();
+      int commits = ops[0].commits.get();
+
+      long next = groups.commit(table, member(table, "next", 1, seed, null));
+
+      // One read before the group decides which members may commit; no other read before the
+      // catalog commit (each one a round trip to a REST catalog) and none after it.
+      assertThat(ops[0].refreshes.get() - refreshes).isEqualTo(1);
+      assertThat(ops[0].commits.get() - commits).isEqualTo(1);
+      assertThat(f.table("reads", "id").currentSnapshot().snapshotId()).isEqualTo(next);
+      assertThat(table.currentSnapshot().snapshotId())
+          .as("the committing table holds the committed metadata")
+          .isEqualTo(next);
+    }
+  }
+
+  @Test
+  void aCommitThatLosesTheRaceReadsTheTableAgainAndCommitsOnTop() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Table created = f.tables.resolve("race", "id");
+      CountingOperations[] ops = new CountingOperations[1];
+      Table table = CountingOperations.counted(created, ops);
+      GroupCommit groups = new GroupCommit();
+      long seed = groups.commit(table, member(table, "seed", 0, null, null));
+      int refreshes = ops[0].refreshes.get();
+      // The member is staged after the group's read; another writer commits into another
+      // partition meanwhile, so the group's catalog commit fails once and is made again on top.
+      CountDownLatch hold = new CountDownLatch(1);
+      CountDownLatch entered = new CountDownLatch(1);
+      CompletableFuture<Long> mine =
+          CompletableFuture.supplyAsync(
+              () -> groups.commit(table, member(table, "mine", 1, seed, hold, entered)));
+      assertThat(entered.await(1, TimeUnit.MINUTES)).isTrue();
+      Table otherBroker = f.table("race", "id");
+      RowDelta other =
+          otherBroker.newRowDelta().addRows(MetadataOnlyFiles.dataFile(otherBroker, "other", 2));
+      SegmentSummary.write(
+          List.of(new SegmentSummary.Segment("id", 2, 0, 0, "other", 0, 0)), other::set);
+      other.commit();
+      hold.countDown();
+
+      long snapshot = mine.get(1, TimeUnit.MINUTES);
+      Table after = f.table("race", "id");
+      assertThat(committedSegments(after)).containsExactly("seed", "other", "mine");
+      assertThat(after.currentSnapshot().snapshotId()).isEqualTo(snapshot);
+      assertThat(after.snapshot(snapshot).parentId())
+          .isEqualTo(after.snapshot(after.currentSnapshot().parentId()).snapshotId());
+      assertThat(ops[0].refreshes.get() - refreshes)
+          .as("the group's read, and one more after the lost race")
+          .isEqualTo(2);
+      assertThat(ops[0].commits.get()).as("seed, the lost attempt, the retry").isEqualTo(3);
+    }
+  }
+
   private static void awaitWaiting(GroupCommit groups, Table table, int count)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);

@@ -7,8 +7,10 @@ import java.io.Closeable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Snapshot;
@@ -18,16 +20,24 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Commits per second into one table from three brokers: a topic of twelve partitions, four led by
- * each broker, whose segments roll every 100 ms while a producer writes to every partition, so
- * Kafka offers far more segments than can be tiered and each broker copies (and commits) as fast as
- * it can. Counts the segments committed to the topic's table in a measured window once the table
- * has its first one, in all and per broker (by the partitions each one leads), and the snapshots
- * that committed them (concurrent copies on one broker share a snapshot).
+ * Commits per second into one table from three brokers: a topic of {@value #PARTITIONS} partitions,
+ * a third led by each broker, whose segments roll every second while a producer writes a record to
+ * every partition every {@value #TICK_MS} ms, so Kafka offers {@value #PARTITIONS} segments a
+ * second and each broker has as many copies in flight as Kafka's copier threads allow (ten by
+ * default). Counts the segments committed to the topic's table in a measured window that starts
+ * once every partition has a segment in the table (each broker has loaded the table and copies), in
+ * all and per broker (by the partitions each one leads), and the snapshots that committed them
+ * (concurrent copies on one broker share a snapshot).
+ *
+ * <p>Segments roll once a second rather than as fast as Kafka can roll them: on two cores, rolling
+ * ten times as many segments as can be tiered spent most of the machine in the brokers' own segment
+ * rolls (index files created, mapped and flushed), and measured that rather than the commits.
  */
 final class CommitRate {
   static final String TOPIC = "rate.events";
-  static final int PARTITIONS = 12;
+  static final int PARTITIONS = 36;
+  static final long SEGMENT_MS = 1000;
+  static final long TICK_MS = 200;
 
   /**
    * A measured window: segments committed in all and per leading node, the snapshots that committed
@@ -58,12 +68,15 @@ final class CommitRate {
     Catalog catalog = s.services.client(s.catalog);
     try (PacedProducer producer =
         new PacedProducer(
-            s.cluster.bootstrapServers(), partitions, new AckLedger(), Duration.ofMillis(50))) {
-      await("the first copy into the table of " + TOPIC)
-          .atMost(Duration.ofMinutes(2))
-          .pollInterval(Duration.ofMillis(250))
+            s.cluster.bootstrapServers(),
+            partitions,
+            new AckLedger(),
+            Duration.ofMillis(TICK_MS))) {
+      await("a copy of every partition of " + TOPIC + " in its table")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(500))
           .ignoreExceptions()
-          .until(() -> checks.table(catalog, TOPIC).currentSnapshot() != null);
+          .until(() -> tieredPartitions(checks.table(catalog, TOPIC)) == PARTITIONS);
       long failedBefore = CopyLog.count(s.cluster.logs()).failed();
       long from = System.currentTimeMillis();
       Thread.sleep(window.toMillis()); // the measured window itself
@@ -97,6 +110,15 @@ final class CommitRate {
     }
   }
 
+  /** How many partitions have a segment in {@code table}. */
+  private static long tieredPartitions(Table table) {
+    Set<Integer> partitions = new HashSet<>();
+    for (Snapshot snapshot : table.snapshots()) {
+      SegmentSummary.segmentsOf(snapshot.summary()).forEach(g -> partitions.add(g.partition()));
+    }
+    return partitions.size();
+  }
+
   /** Partition {@code p}'s preferred leader (no node dies while the rate is measured). */
   private static int leader(int partition) {
     return partition % 3 + 1;
@@ -111,7 +133,7 @@ final class CommitRate {
       partitions.add(new TopicPartition(TOPIC, p));
     }
     Map<String, String> config = new HashMap<>(KillNineScenario.TOPIC_CONFIG);
-    config.put("segment.ms", "100");
+    config.put("segment.ms", Long.toString(SEGMENT_MS));
     config.remove("segment.jitter.ms");
     s.admin
         .createTopics(List.of(new NewTopic(TOPIC, assignment).configs(config)))

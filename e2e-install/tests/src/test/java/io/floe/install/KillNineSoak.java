@@ -150,6 +150,13 @@ class KillNineSoak {
 
   @SuppressWarnings("unchecked")
   private static void rate(Map<String, Object> report, String catalog, CommitRate.Result r) {
+    Map<String, Object> load = new LinkedHashMap<>();
+    load.put("partitions", CommitRate.PARTITIONS);
+    load.put("segment_ms", CommitRate.SEGMENT_MS);
+    load.put("record_every_ms", CommitRate.TICK_MS);
+    load.put("offered_segments_per_s", CommitRate.PARTITIONS * 1000 / CommitRate.SEGMENT_MS);
+    load.put("window_s", RATE_WINDOW.toSeconds());
+    report.putIfAbsent("commit_rate_load", load);
     ((Map<String, Object>)
             report.computeIfAbsent("commits_per_s_3_brokers", k -> new LinkedHashMap<>()))
         .put(catalog, Math.round(r.perSecond() * 10) / 10.0);
