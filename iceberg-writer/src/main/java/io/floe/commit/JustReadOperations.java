@@ -2,9 +2,6 @@ package io.floe.commit;
 
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * A table's operations right after its metadata was read: {@link #refresh()} answers with the
@@ -17,17 +14,11 @@ import org.apache.iceberg.io.LocationProvider;
  * which another broker's commit makes this one fail. After a commit, the catalog's own operations
  * hold (REST) or read (JDBC) the committed metadata.
  */
-final class JustReadOperations implements TableOperations {
-  private final TableOperations delegate;
+final class JustReadOperations extends ForwardingTableOperations {
   private boolean moved;
 
   JustReadOperations(TableOperations delegate) {
-    this.delegate = delegate;
-  }
-
-  @Override
-  public TableMetadata current() {
-    return delegate.current();
+    super(delegate);
   }
 
   @Override
@@ -47,40 +38,5 @@ final class JustReadOperations implements TableOperations {
       moved = true;
       throw e;
     }
-  }
-
-  @Override
-  public FileIO io() {
-    return delegate.io();
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
-  public TableOperations temp(TableMetadata uncommittedMetadata) {
-    return delegate.temp(uncommittedMetadata);
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
   }
 }

@@ -22,11 +22,8 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,44 +110,14 @@ class SegmentCommitterTest {
     Table other = f.catalog.loadTable(identifier(table));
     TableOperations ops = ((HasTableOperations) table).operations();
     TableOperations racing =
-        new TableOperations() {
-          @Override
-          public TableMetadata current() {
-            return ops.current();
-          }
-
-          @Override
-          public TableMetadata refresh() {
-            return ops.refresh();
-          }
-
+        new ForwardingTableOperations(ops) {
           @Override
           public void commit(TableMetadata base, TableMetadata metadata) {
             if (commits.incrementAndGet() == 1) {
               other.refresh();
               other.updateProperties().set("raced-by", "another-broker").commit();
             }
-            ops.commit(base, metadata);
-          }
-
-          @Override
-          public FileIO io() {
-            return ops.io();
-          }
-
-          @Override
-          public EncryptionManager encryption() {
-            return ops.encryption();
-          }
-
-          @Override
-          public String metadataFileLocation(String fileName) {
-            return ops.metadataFileLocation(fileName);
-          }
-
-          @Override
-          public LocationProvider locationProvider() {
-            return ops.locationProvider();
+            delegate.commit(base, metadata);
           }
         };
     return new BaseTable(racing, table.name());
