@@ -40,6 +40,7 @@ public final class StoredSegment implements AutoCloseable {
   private final SegmentManifest manifest;
   private final TableCodecs codecs;
   private final ReencodedSegmentCache cache;
+  private final IdleReaders idleReaders;
   private volatile List<String> effectiveFiles;
 
   /**
@@ -59,8 +60,19 @@ public final class StoredSegment implements AutoCloseable {
   /** As above, whole re-encoded streams kept in and served from {@code cache}. */
   public StoredSegment(
       Table table, SegmentManifest manifest, TableCodecs codecs, ReencodedSegmentCache cache) {
+    this(table, manifest, codecs, cache, new IdleReaders(MAX_IDLE_STREAMS));
+  }
+
+  /** As above, readers kept for later fetches counted in {@code idleReaders} with others'. */
+  public StoredSegment(
+      Table table,
+      SegmentManifest manifest,
+      TableCodecs codecs,
+      ReencodedSegmentCache cache,
+      IdleReaders idleReaders) {
     this.codecs = codecs;
     this.cache = cache;
+    this.idleReaders = idleReaders;
     this.reencoding = manifest.reencoding();
     if (manifest.typedCodecVersion() > TypedValueCodec.VERSION) {
       throw new CorruptSidecarException(
@@ -95,10 +107,10 @@ public final class StoredSegment implements AutoCloseable {
   /**
    * The re-encoded batches from {@code position} (offset-index coordinates) to the end of the
    * segment. Closing the returned stream keeps its readers for the next fetch that continues where
-   * it stopped (up to {@link #MAX_IDLE_STREAMS} per segment), so a consumer reading a segment one
-   * fetch after another decodes each row group once instead of once per fetch. {@link #close()}
-   * releases them. A segment fetched from its first batch to its last enters the cache, and later
-   * fetches read it from there.
+   * it stopped (up to {@link #MAX_IDLE_STREAMS} per segment, and as many as {@link IdleReaders}
+   * allows in all), so a consumer reading a segment one fetch after another decodes each row group
+   * once instead of once per fetch. {@link #close()} releases them. A segment fetched from its
+   * first batch to its last enters the cache, and later fetches read it from there.
    */
   public InputStream fetch(long position) {
     BatchDirectory directory = directory();
@@ -113,6 +125,7 @@ public final class StoredSegment implements AutoCloseable {
         ReencodingInputStream candidate = it.next();
         if (candidate.reposition(position)) {
           it.remove();
+          idleReaders.unparked(candidate);
           reused++;
           return new Lease(candidate);
         }
@@ -225,7 +238,7 @@ public final class StoredSegment implements AutoCloseable {
   public void close() {
     synchronized (idle) {
       closed = true;
-      idle.forEach(ReencodingInputStream::close);
+      idle.forEach(this::release);
       idle.clear();
     }
   }
@@ -239,9 +252,25 @@ public final class StoredSegment implements AutoCloseable {
       }
       idle.addFirst(stream);
       while (idle.size() > MAX_IDLE_STREAMS) {
-        idle.removeLast().close();
+        release(idle.removeLast());
       }
     }
+    // Outside this segment's lock: going past the bound closes other segments' readers.
+    idleReaders.parked(this, stream);
+  }
+
+  /** Closes {@code reader} if it is still parked here (IdleReaders went past its bound). */
+  void discard(ReencodingInputStream reader) {
+    synchronized (idle) {
+      if (idle.remove(reader)) {
+        reader.close();
+      }
+    }
+  }
+
+  private void release(ReencodingInputStream reader) {
+    reader.close();
+    idleReaders.unparked(reader);
   }
 
   /**

@@ -46,6 +46,16 @@ public final class TypedValueCodec implements ValueCodec {
    * same (0 for binary), so that during a rolling upgrade brokers still on the previous version
    * keep serving what they can.
    */
+  /**
+   * The version a segment of a table with these properties is typed with: its key's or its value's,
+   * whichever is higher.
+   */
+  public static int versionForTable(Map<String, String> tableProperties) {
+    return Math.max(
+        versionFor(ColumnFormat.fromProperties(tableProperties, "key")),
+        versionFor(ColumnFormat.fromProperties(tableProperties, "value")));
+  }
+
   public static int versionFor(ColumnFormat format) {
     if (!format.typed()) {
       return 0;

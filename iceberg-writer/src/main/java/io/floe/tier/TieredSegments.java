@@ -6,6 +6,7 @@ import io.floe.copy.AbortedTransaction;
 import io.floe.copy.Leftovers;
 import io.floe.copy.TransactionIndex;
 import io.floe.copy.WrittenSegment;
+import io.floe.fetch.IdleReaders;
 import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.OffsetRange;
@@ -16,7 +17,6 @@ import io.floe.manifest.SidecarObjects;
 import io.floe.rows.PayloadCounts;
 import io.floe.rows.TableCodecs;
 import io.floe.rows.TypedValueCodec;
-import io.floe.typed.ColumnFormat;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -46,6 +46,7 @@ public final class TieredSegments {
   private final Reencoding reencoding;
   private final TableCodecs codecs;
   private final ReencodedSegmentCache fetchCache;
+  private final IdleReaders idleReaders = new IdleReaders(IdleReaders.DEFAULT_MAX);
 
   public TieredSegments(TopicTables tables, SegmentCommitter committer) {
     this(tables, committer, BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES);
@@ -149,7 +150,10 @@ public final class TieredSegments {
         files.transactionIndex() == null
             ? List.of()
             : TransactionIndex.parse(files.transactionIndex());
-    byte[] sidecar = manifest(key, files, written, typedCodecVersion(table)).toBytes();
+    byte[] sidecar =
+        CopiedManifest.of(
+                key, files, written, reencoding, typedCodecVersion(table), indexIntervalBytes)
+            .toBytes();
     try {
       steps.accept(CopyStep.WRITE_SIDECAR);
       SidecarObjects.write(table.io(), sidecarLocation, sidecar);
@@ -206,37 +210,12 @@ public final class TieredSegments {
   }
 
   private static int typedCodecVersion(Table table) {
-    return Math.max(
-        TypedValueCodec.versionFor(ColumnFormat.fromProperties(table.properties(), "key")),
-        TypedValueCodec.versionFor(ColumnFormat.fromProperties(table.properties(), "value")));
+    return TypedValueCodec.versionForTable(table.properties());
   }
 
-  private SegmentManifest manifest(
-      SegmentKey key, SegmentFiles files, WrittenSegment written, int typedCodecVersion) {
-    List<String> dataFiles = new ArrayList<>();
-    for (DataFile f : written.dataFiles()) {
-      dataFiles.add(f.location());
-    }
-    BatchDirectory directory = written.directory();
-    return SegmentManifest.builder()
-        .topic(key.topic())
-        .topicId(key.topicId())
-        .partition(key.partition())
-        .offsets(new OffsetRange(files.baseOffset(), written.lastOffset()))
-        .segmentId(key.segmentId())
-        .reencoding(reencoding)
-        .typedCodecVersion(typedCodecVersion)
-        .dataFiles(dataFiles)
-        .directory(directory)
-        .offsetIndex(directory.offsetIndex(files.baseOffset(), indexIntervalBytes))
-        .timeIndex(
-            files.timeIndex() != null
-                ? files.timeIndex()
-                : directory.timeIndex(files.baseOffset(), indexIntervalBytes))
-        .transactionIndex(files.transactionIndex())
-        .producerSnapshot(files.producerSnapshot())
-        .leaderEpochCheckpoint(files.leaderEpochCheckpoint())
-        .build();
+  /** The readers that opened segments keep for later fetches, counted in all. */
+  public IdleReaders idleReaders() {
+    return idleReaders;
   }
 
   /**
@@ -257,7 +236,7 @@ public final class TieredSegments {
       throw new SegmentNotFoundException(
           "Segment " + key.segmentId() + " is not stored at " + location);
     }
-    return new StoredSegment(table, SegmentManifest.parse(bytes), codecs, fetchCache);
+    return new StoredSegment(table, SegmentManifest.parse(bytes), codecs, fetchCache, idleReaders);
   }
 
   /**

@@ -245,7 +245,7 @@ public final class FloeRsmConfig extends AbstractConfig {
             128,
             ConfigDef.Range.atLeast(1),
             Importance.LOW,
-            "Opened remote segments (parsed sidecars: indexes and batch directory) kept in memory for fetches.")
+            "Opened remote segments (parsed sidecars: indexes and batch directory) kept in memory for fetches, each with the readers of up to two finished fetches for a fetch that continues one (16 such readers in all).")
         .define(
             CACHE_TABLES_EXPIRATION_MS,
             Type.LONG,
