@@ -173,11 +173,19 @@ final class GroupCommit {
         fail(remaining, e);
         return;
       }
-      // The metadata just committed (re-applied if the commit retried, possibly with another
-      // writer's commit on top), which the table's own operations hold now.
-      TableMetadata committed = ops.current();
+      // The metadata the commit wrote (re-applied on top of other writers' commits if it retried):
+      // nothing from here on reads the table, which could fail after the swap.
+      TableMetadata committed = ops.committed();
+      if (committed == null) {
+        fail(
+            remaining,
+            new IllegalStateException(
+                "The group's commit into " + table.name() + " changed nothing"));
+        return;
+      }
       queue.committed(baseSequence, lastSequence(committed), System.nanoTime() - started);
       long snapshotId = committedSnapshot(committed, table, remaining.get(0).member.segment());
+      loadCommitted(table);
       remaining.forEach(w -> w.succeed(snapshotId));
       if (remaining.size() > 1) {
         LOG.debug(
@@ -271,6 +279,20 @@ final class GroupCommit {
   private static long lastSequence(TableMetadata metadata) {
     Snapshot current = metadata.currentSnapshot();
     return current == null ? 0 : current.sequenceNumber();
+  }
+
+  /**
+   * A catalog's operations that read the table lazily after a commit (JDBC) read it now, while no
+   * other commit of the group can start: the copiers that share this table instance then plan
+   * against it without each reading it at once. Operations that hold the committed metadata (REST)
+   * read nothing. A failed read only leaves the table to be read on its next use.
+   */
+  private static void loadCommitted(Table table) {
+    try {
+      catalogTable(table).operations().current();
+    } catch (RuntimeException e) {
+      LOG.debug("Reading {} after a commit failed; its next use reads it", table.name(), e);
+    }
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.floe.commit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.Table;
@@ -14,19 +16,39 @@ final class CountingOperations extends ForwardingTableOperations {
   final AtomicInteger refreshes = new AtomicInteger();
   final AtomicInteger commits = new AtomicInteger();
 
-  private CountingOperations(TableOperations delegate) {
+  private final String name;
+  private volatile boolean failReadsAfterCommit;
+  private volatile boolean unreadable;
+
+  private CountingOperations(TableOperations delegate, String name) {
     super(delegate);
+    this.name = name;
   }
 
-  /** {@code table} (a catalog's) as a table whose reads and commits are counted. */
-  static Table counted(Table table, CountingOperations[] out) {
-    CountingOperations ops = new CountingOperations(((BaseTable) table).operations());
-    out[0] = ops;
-    return new BaseTable(ops, table.name());
+  /** Counts what is asked of {@code table}'s (a catalog's) operations. */
+  static CountingOperations of(Table table) {
+    return new CountingOperations(((BaseTable) table).operations(), table.name());
+  }
+
+  /** The table through these operations. */
+  Table table() {
+    return new BaseTable(this, name);
+  }
+
+  /** Every read of the table after the next commit fails, as when storage goes away. */
+  void failReadsAfterNextCommit() {
+    failReadsAfterCommit = true;
+  }
+
+  @Override
+  public TableMetadata current() {
+    checkReadable();
+    return delegate.current();
   }
 
   @Override
   public TableMetadata refresh() {
+    checkReadable();
     refreshes.incrementAndGet();
     return delegate.refresh();
   }
@@ -35,5 +57,14 @@ final class CountingOperations extends ForwardingTableOperations {
   public void commit(TableMetadata base, TableMetadata metadata) {
     commits.incrementAndGet();
     delegate.commit(base, metadata);
+    if (failReadsAfterCommit) {
+      unreadable = true;
+    }
+  }
+
+  private void checkReadable() {
+    if (unreadable) {
+      throw new UncheckedIOException(new IOException("storage unreachable (test)"));
+    }
   }
 }

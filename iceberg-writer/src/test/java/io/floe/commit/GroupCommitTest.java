@@ -201,46 +201,67 @@ class GroupCommitTest {
     }
   }
 
+  /** A table whose catalog reads and commits are counted, with one segment committed. */
+  private record Seeded(Table table, CountingOperations ops, GroupCommit groups, long seed) {}
+
+  private static Seeded seeded(TableFixture f, String name) {
+    CountingOperations ops = CountingOperations.of(f.tables.resolve(name, "id"));
+    Table table = ops.table();
+    GroupCommit groups = new GroupCommit();
+    long seed = groups.commit(table, member(table, "seed", 0, null, null));
+    return new Seeded(table, ops, groups, seed);
+  }
+
   @Test
   void aGroupReadsTheTableOnceAndCommitsOnce() throws Exception {
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
-      Table created = f.tables.resolve("reads", "id");
-      CountingOperations[] ops = new CountingOperations[1];
-      Table table = CountingOperations.counted(created, ops);
-      GroupCommit groups = new GroupCommit();
-      long seed = groups.commit(table, member(table, "seed", 0, null, null));
-      int refreshes = ops[0].refreshes.get();
-      int commits = ops[0].commits.get();
+      Seeded s = seeded(f, "reads");
+      int refreshes = s.ops().refreshes.get();
+      int commits = s.ops().commits.get();
 
-      long next = groups.commit(table, member(table, "next", 1, seed, null));
+      long next = s.groups().commit(s.table(), member(s.table(), "next", 1, s.seed(), null));
 
-      // One read before the group decides which members may commit; no other read before the
-      // catalog commit (each one a round trip to a REST catalog) and none after it.
-      assertThat(ops[0].refreshes.get() - refreshes).isEqualTo(1);
-      assertThat(ops[0].commits.get() - commits).isEqualTo(1);
+      // One read before the group decides which members may commit and no other before the
+      // catalog commit (each one a round trip to a REST catalog). After it, a REST catalog's
+      // operations hold the committed metadata; a JDBC catalog's read it once, lazily.
+      assertThat(s.ops().refreshes.get() - refreshes).isEqualTo(1);
+      assertThat(s.ops().commits.get() - commits).isEqualTo(1);
       assertThat(f.table("reads", "id").currentSnapshot().snapshotId()).isEqualTo(next);
-      assertThat(table.currentSnapshot().snapshotId())
+      assertThat(s.table().currentSnapshot().snapshotId())
           .as("the committing table holds the committed metadata")
           .isEqualTo(next);
     }
   }
 
   @Test
+  void aCommitStandsWhenTheTableCannotBeReadAfterTheSwap() throws Exception {
+    try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
+      Seeded s = seeded(f, "unreadable");
+      // A cancelled copy's interrupted thread, or storage gone, right after the catalog swap: the
+      // copy must learn it committed, not fail (and remove the files the table now holds).
+      s.ops().failReadsAfterNextCommit();
+
+      long next = s.groups().commit(s.table(), member(s.table(), "next", 1, s.seed(), null));
+
+      Table after = f.table("unreadable", "id");
+      assertThat(after.currentSnapshot().snapshotId()).isEqualTo(next);
+      assertThat(committedSegments(after)).containsExactly("seed", "next");
+    }
+  }
+
+  @Test
   void aCommitThatLosesTheRaceReadsTheTableAgainAndCommitsOnTop() throws Exception {
     try (TableFixture f = new TableFixture(dir, Storage.LOCAL)) {
-      Table created = f.tables.resolve("race", "id");
-      CountingOperations[] ops = new CountingOperations[1];
-      Table table = CountingOperations.counted(created, ops);
-      GroupCommit groups = new GroupCommit();
-      long seed = groups.commit(table, member(table, "seed", 0, null, null));
-      int refreshes = ops[0].refreshes.get();
+      Seeded s = seeded(f, "race");
+      Table table = s.table();
+      int refreshes = s.ops().refreshes.get();
       // The member is staged after the group's read; another writer commits into another
       // partition meanwhile, so the group's catalog commit fails once and is made again on top.
       CountDownLatch hold = new CountDownLatch(1);
       CountDownLatch entered = new CountDownLatch(1);
       CompletableFuture<Long> mine =
           CompletableFuture.supplyAsync(
-              () -> groups.commit(table, member(table, "mine", 1, seed, hold, entered)));
+              () -> s.groups().commit(table, member(table, "mine", 1, s.seed(), hold, entered)));
       assertThat(entered.await(1, TimeUnit.MINUTES)).isTrue();
       Table otherBroker = f.table("race", "id");
       RowDelta other =
@@ -256,10 +277,10 @@ class GroupCommitTest {
       assertThat(after.currentSnapshot().snapshotId()).isEqualTo(snapshot);
       assertThat(after.snapshot(snapshot).parentId())
           .isEqualTo(after.snapshot(after.currentSnapshot().parentId()).snapshotId());
-      assertThat(ops[0].refreshes.get() - refreshes)
+      assertThat(s.ops().refreshes.get() - refreshes)
           .as("the group's read, and one more after the lost race")
           .isEqualTo(2);
-      assertThat(ops[0].commits.get()).as("seed, the lost attempt, the retry").isEqualTo(3);
+      assertThat(s.ops().commits.get()).as("seed, the lost attempt, the retry").isEqualTo(3);
     }
   }
 

@@ -44,6 +44,7 @@ final class IcebergRemoteStorageManager implements RemoteStorageManager {
     FloeRsmConfig config = started.config();
     this.metrics = new FloeRsmMetrics(config.brokerId());
     metrics.watchFetchCache(started.fetchCache()::stats);
+    metrics.watchIdleReaders(started::idleReaders);
     this.errors = new ErrorMapper(started.redactor());
     this.calls =
         new BoundedCalls(

@@ -155,6 +155,11 @@ final class StorageBackend implements AutoCloseable {
     return fetchCache;
   }
 
+  /** How many readers of finished fetches the opened segments keep. */
+  long idleReaders() {
+    return segments.idleReaders().size();
+  }
+
   FloeRsmConfig config() {
     return config;
   }

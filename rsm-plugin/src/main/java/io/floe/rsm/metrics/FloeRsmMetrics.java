@@ -174,6 +174,15 @@ public final class FloeRsmMetrics implements AutoCloseable {
     register(beans);
   }
 
+  /**
+   * Adds {@code FetchIdleReaders}: the readers of finished fetches kept for fetches that continue
+   * them (at most 16, each holding a row group's worth of heap), read from {@code parked} when JMX
+   * asks.
+   */
+  public void watchIdleReaders(LongSupplier parked) {
+    register(Map.of("FetchIdleReaders", counter(parked)));
+  }
+
   private static Object counter(LongSupplier value) {
     try {
       return new StandardMBean((CounterMBean) value::getAsLong, CounterMBean.class);

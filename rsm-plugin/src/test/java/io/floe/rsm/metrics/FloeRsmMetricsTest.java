@@ -86,6 +86,20 @@ class FloeRsmMetricsTest {
   }
 
   @Test
+  void theIdleFetchReadersAreCountedWhenJmxAsks() throws Exception {
+    long[] parked = {0};
+    try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
+      metrics.watchIdleReaders(() -> parked[0]);
+      assertThat(attribute("FetchIdleReaders", "Count")).isEqualTo(0L);
+      parked[0] = 5;
+      assertThat(attribute("FetchIdleReaders", "Count")).isEqualTo(5L);
+    }
+    assertThat(jmx.isRegistered(FloeRsmMetrics.objectName(BROKER, "FetchIdleReaders")))
+        .as("unregistered on close")
+        .isFalse();
+  }
+
+  @Test
   void theFetchCacheFiguresAreReadWhenJmxAsks() throws Exception {
     ReencodedSegmentCache.Stats[] now = {new ReencodedSegmentCache.Stats(0, 0, 0, 0, 0)};
     try (FloeRsmMetrics metrics = new FloeRsmMetrics(BROKER)) {
