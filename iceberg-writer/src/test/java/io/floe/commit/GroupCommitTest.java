@@ -154,12 +154,7 @@ class GroupCommitTest {
       assertThat(first.get(1, TimeUnit.MINUTES)).isPositive();
       assertThat(groupEntered.await(1, TimeUnit.MINUTES)).isTrue();
 
-      Table otherBroker = f.table("raced", "id");
-      RowDelta other =
-          otherBroker.newRowDelta().addRows(MetadataOnlyFiles.dataFile(otherBroker, "other", 1));
-      SegmentSummary.write(
-          List.of(new SegmentSummary.Segment("id", 1, 0, 0, "other", 0, 0)), other::set);
-      other.commit();
+      commitFromAnotherWriter(f, "raced", 1);
       holdGroup.countDown();
 
       assertThatThrownBy(() -> p1.get(1, TimeUnit.MINUTES))
@@ -263,12 +258,7 @@ class GroupCommitTest {
           CompletableFuture.supplyAsync(
               () -> s.groups().commit(table, member(table, "mine", 1, s.seed(), hold, entered)));
       assertThat(entered.await(1, TimeUnit.MINUTES)).isTrue();
-      Table otherBroker = f.table("race", "id");
-      RowDelta other =
-          otherBroker.newRowDelta().addRows(MetadataOnlyFiles.dataFile(otherBroker, "other", 2));
-      SegmentSummary.write(
-          List.of(new SegmentSummary.Segment("id", 2, 0, 0, "other", 0, 0)), other::set);
-      other.commit();
+      commitFromAnotherWriter(f, "race", 2);
       hold.countDown();
 
       long snapshot = mine.get(1, TimeUnit.MINUTES);
@@ -282,6 +272,21 @@ class GroupCommitTest {
           .isEqualTo(2);
       assertThat(s.ops().commits.get()).as("seed, the lost attempt, the retry").isEqualTo(3);
     }
+  }
+
+  /**
+   * Another broker (its own table instance) commits segment "other" into {@code partition} of table
+   * {@code name}.
+   */
+  private static void commitFromAnotherWriter(TableFixture f, String name, int partition) {
+    Table otherBroker = f.table(name, "id");
+    RowDelta other =
+        otherBroker
+            .newRowDelta()
+            .addRows(MetadataOnlyFiles.dataFile(otherBroker, "other", partition));
+    SegmentSummary.write(
+        List.of(new SegmentSummary.Segment("id", partition, 0, 0, "other", 0, 0)), other::set);
+    other.commit();
   }
 
   private static void awaitWaiting(GroupCommit groups, Table table, int count)
