@@ -1,14 +1,10 @@
 package io.floe.headview;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -20,22 +16,19 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The Kafka side of the head view: which partitions a topic has, where its log starts and its last
  * stable offset (LSO), and the committed records in between, read with {@code
  * isolation.level=read_committed} (aborted and open transactions and control records are never
- * returned). Consumers are pooled: one per concurrent query.
+ * returned) by {@link ConsumerReads}.
  */
 final class KafkaHead implements AutoCloseable {
   /** A topic as Kafka knows it now. */
@@ -47,31 +40,18 @@ final class KafkaHead implements AutoCloseable {
    */
   record Offsets(Map<Integer, Long> start, Map<Integer, Long> end) {}
 
-  private final Map<String, Object> consumerProps;
   private final Admin admin;
   private final Duration timeout;
-  private final Deque<KafkaConsumer<byte[], byte[]>> idle = new ArrayDeque<>();
-  private boolean closed;
+  private final ConsumerReads reads;
 
   KafkaHead(Map<String, String> kafkaProps, long timeoutMs) {
     this.timeout = Duration.ofMillis(timeoutMs);
-    Map<String, Object> common = new HashMap<>(kafkaProps);
-    Map<String, Object> adminProps = new HashMap<>(common);
+    Map<String, Object> adminProps = new HashMap<>(kafkaProps);
     adminProps.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "floe-head-view-admin");
     adminProps.keySet().retainAll(AdminClientConfig.configNames());
     this.admin = Admin.create(adminProps);
 
-    common.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "floe-head-view");
-    common.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    common.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    common.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-    common.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-    common.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    common.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    common.put(
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    common.keySet().retainAll(ConsumerConfig.configNames());
-    this.consumerProps = common;
+    this.reads = new ConsumerReads(kafkaProps, timeout);
   }
 
   /** The topic's id and partitions, or null when Kafka has no such topic. */
@@ -170,110 +150,19 @@ final class KafkaHead implements AutoCloseable {
 
   /**
    * Hands {@code sink} every committed record of partition p with from[p] <= offset < to[p], in
-   * offset order per partition. Returns the number of records.
+   * offset order per partition (see {@link ConsumerReads#read}). Returns the number of records.
    */
   long read(
       String topic,
       Map<Integer, Long> from,
       Map<Integer, Long> to,
       Consumer<ConsumerRecord<byte[], byte[]>> sink) {
-    return withConsumer(
-        c -> {
-          Map<TopicPartition, Long> ends = new HashMap<>();
-          from.forEach(
-              (p, start) -> {
-                long end = to.getOrDefault(p, start);
-                if (end > start) {
-                  ends.put(new TopicPartition(topic, p), end);
-                }
-              });
-          if (ends.isEmpty()) {
-            return 0L;
-          }
-          c.assign(ends.keySet());
-          ends.keySet().forEach(tp -> c.seek(tp, from.get(tp.partition())));
-          Set<TopicPartition> remaining = new HashSet<>(ends.keySet());
-          long deadline = System.nanoTime() + timeout.toNanos();
-          long count = 0;
-          try {
-            while (!remaining.isEmpty()) {
-              long left = deadline - System.nanoTime();
-              if (left <= 0) {
-                throw new KafkaUnavailableException(
-                    "Reading the head of "
-                        + topic
-                        + " took longer than "
-                        + timeout.toMillis()
-                        + " ms; still missing "
-                        + remaining,
-                    null);
-              }
-              for (ConsumerRecord<byte[], byte[]> r :
-                  c.poll(Duration.ofNanos(Math.min(left, 200_000_000L)))) {
-                Long end = ends.get(new TopicPartition(r.topic(), r.partition()));
-                if (end != null && r.offset() < end) {
-                  sink.accept(r);
-                  count++;
-                }
-              }
-              for (var it = remaining.iterator(); it.hasNext(); ) {
-                TopicPartition tp = it.next();
-                if (c.position(tp, timeout) >= ends.get(tp)) {
-                  c.pause(List.of(tp));
-                  it.remove();
-                }
-              }
-            }
-          } finally {
-            c.assign(List.of());
-          }
-          return count;
-        });
-  }
-
-  private <T> T withConsumer(java.util.function.Function<KafkaConsumer<byte[], byte[]>, T> work) {
-    KafkaConsumer<byte[], byte[]> c;
-    synchronized (this) {
-      if (closed) {
-        throw new IllegalStateException("closed");
-      }
-      c = idle.pollFirst();
-    }
-    if (c == null) {
-      c = new KafkaConsumer<>(consumerProps);
-    }
-    boolean healthy = false;
-    try {
-      T result = work.apply(c);
-      healthy = true;
-      return result;
-    } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw new KafkaUnavailableException(
-          "Kafka did not answer within " + timeout.toMillis() + " ms: " + e.getMessage(), e);
-    } finally {
-      boolean closeIt = !healthy;
-      synchronized (this) {
-        if (!closeIt && !closed) {
-          idle.addFirst(c);
-        } else {
-          closeIt = true;
-        }
-      }
-      if (closeIt) {
-        c.close(Duration.ofSeconds(1));
-      }
-    }
+    return reads.read(topic, from, to, sink);
   }
 
   @Override
   public void close() {
-    List<KafkaConsumer<byte[], byte[]>> toClose;
-    synchronized (this) {
-      closed = true;
-      toClose = new ArrayList<>(idle);
-      idle.clear();
-    }
-    toClose.forEach(c -> c.close(Duration.ofSeconds(1)));
+    reads.close();
     admin.close(Duration.ofSeconds(1));
   }
 

@@ -159,6 +159,19 @@ class HeadViewServerTest {
   }
 
   @Test
+  void aLargeHeadIsReadFromKafkaWhileItIsWritten() throws Exception {
+    String topic = "large_head";
+    topicTables.resolve(topic, createTopic(topic, 2));
+    int perPartition = 3_000;
+    assertThat(2L * perPartition).isGreaterThanOrEqualTo(ConsumerReads.READ_AHEAD_MIN_RECORDS);
+    produce(topic, 2, 0, perPartition);
+    Table head = client.loadTable(TableIdentifier.of("kafka", topic));
+    assertRows(read(head), 2, perPartition);
+    assertThat(head.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:0-2999,1:0-2999");
+  }
+
+  @Test
   void smallIncrementsShareOneFileAndATierCommitKeepsOnlyWhatLiesPastIt() throws Exception {
     String topic = "many_parts";
     String topicId = createTopic(topic, 3);

@@ -390,9 +390,10 @@ public final class HeadViewBench {
     Map<String, String> props =
         TestHeadViewConfig.properties(catalogProps, kafka.bootstrapServers());
     props.put("head.cache-ttl-ms", "5000");
-    // -Dhead.write.parquet.compression-codec=snappy etc.: try other head-view settings
+    // -Dhead.write.parquet.compression-codec=snappy, -Dkafka.max.poll.records=2000 etc.: try other
+    // head-view settings
     System.getProperties().stringPropertyNames().stream()
-        .filter(k -> k.startsWith("head."))
+        .filter(k -> k.startsWith("head.") || k.startsWith("kafka."))
         .forEach(k -> props.put(k, System.getProperty(k)));
     return HeadViewServer.start(HeadViewConfig.of(props));
   }
