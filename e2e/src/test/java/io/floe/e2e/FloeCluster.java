@@ -1,5 +1,6 @@
 package io.floe.e2e;
 
+import io.floe.catalog.HadoopConf;
 import io.floe.testing.TestCatalogs;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -97,6 +98,7 @@ final class FloeCluster implements AutoCloseable {
    */
   static JdbcCatalog catalog(Map<String, String> properties) {
     JdbcCatalog catalog = new JdbcCatalog();
+    catalog.setConf(HadoopConf.create());
     Map<String, String> props = new HashMap<>(properties);
     props.remove("type");
     catalog.initialize(TestCatalogs.CATALOG_NAME, props);

@@ -3,6 +3,7 @@ package io.floe.headview;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.floe.catalog.CatalogStartup;
+import io.floe.catalog.HadoopConf;
 import io.floe.headview.Route.Reply;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.slf4j.Logger;
@@ -86,7 +86,7 @@ public final class HeadViewServer implements AutoCloseable {
    */
   public static HeadViewServer start(HeadViewConfig config) throws IOException {
     Catalog catalog =
-        CatalogStartup.build(config.catalogName(), config.catalogProperties(), new Configuration());
+        CatalogStartup.build(config.catalogName(), config.catalogProperties(), HadoopConf.create());
     HeadViewServer server;
     try {
       server = new HeadViewServer(config, catalog);

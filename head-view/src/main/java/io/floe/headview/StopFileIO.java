@@ -1,9 +1,9 @@
 package io.floe.headview;
 
+import io.floe.catalog.HadoopConf;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SupportsStorageCredentials;
@@ -48,7 +48,7 @@ final class StopFileIO {
         props.merge(
             key, timeout, (set, ours) -> Long.parseLong(set) < requestTimeoutMs ? set : ours);
       }
-      FileIO copy = CatalogUtil.loadFileIO(io.getClass().getName(), props, new Configuration());
+      FileIO copy = CatalogUtil.loadFileIO(io.getClass().getName(), props, HadoopConf.create());
       if (io instanceof SupportsStorageCredentials from
           && copy instanceof SupportsStorageCredentials to) {
         to.setCredentials(from.credentials());

@@ -1,5 +1,6 @@
 package io.floe.testing;
 
+import io.floe.catalog.HadoopConf;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -41,6 +42,7 @@ public final class TestCatalogs {
 
   public static JdbcCatalog jdbc(Path dir, Storage storage) {
     JdbcCatalog catalog = new JdbcCatalog();
+    catalog.setConf(HadoopConf.create());
     catalog.initialize(CATALOG_NAME, properties(dir, storage));
     return catalog;
   }

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
+import io.floe.catalog.HadoopConf;
 import io.floe.commit.SegmentCommitter;
 import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
@@ -20,7 +21,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -144,11 +144,7 @@ final class StorageBackend implements AutoCloseable {
   }
 
   private static Object hadoopConf() {
-    try {
-      return new Configuration();
-    } catch (LinkageError e) {
-      return null; // no Hadoop on the classpath: only catalogs that need none will work
-    }
+    return HadoopConf.create();
   }
 
   ReencodedSegmentCache fetchCache() {

@@ -3,6 +3,7 @@ package io.floe.headview.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.floe.catalog.HadoopConf;
 import io.floe.headview.HeadViewConfig;
 import io.floe.headview.HeadViewServer;
 import io.floe.headview.TestHeadViewConfig;
@@ -143,6 +144,7 @@ public final class HeadViewBench {
 
     catalogProps = TestCatalogs.properties(dir, storage);
     catalog = new JdbcCatalog();
+    catalog.setConf(HadoopConf.create()); // as the plugin's and the head view's
     catalog.initialize(TestCatalogs.CATALOG_NAME, catalogProps);
     TopicTables tables = new TopicTables(catalog, TopicTableOptions.builder().build());
     String topicId;
