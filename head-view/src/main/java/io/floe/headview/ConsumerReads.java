@@ -85,18 +85,19 @@ final class ConsumerReads implements AutoCloseable {
     if (records < READ_AHEAD_MIN_RECORDS) {
       return withConsumer(c -> poll(c, topic, from, ends, batch -> batch.forEach(sink)));
     }
+    long maxWaitNanos = timeout.toNanos() + READ_AHEAD_SLACK_NANOS;
     return ReadAhead.run(
         readers,
         (Consumer<List<ConsumerRecord<byte[], byte[]>>> batches) ->
             withConsumer(c -> poll(c, topic, from, ends, batches)),
         sink,
-        timeout.toNanos() + READ_AHEAD_SLACK_NANOS,
+        maxWaitNanos,
         () ->
             new KafkaHead.KafkaUnavailableException(
                 "Reading the head of "
                     + topic
                     + ": its reader gave nothing for "
-                    + TimeUnit.NANOSECONDS.toMillis(timeout.toNanos() + READ_AHEAD_SLACK_NANOS)
+                    + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
                     + " ms",
                 null));
   }

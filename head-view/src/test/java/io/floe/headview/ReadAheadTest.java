@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -77,24 +78,18 @@ class ReadAheadTest {
   @Test
   void aFailingSinkStopsTheSourceAtItsNextBatch() throws InterruptedException {
     AtomicInteger handed = new AtomicInteger();
-    CountDownLatch sourceEnded = new CountDownLatch(1);
-    AtomicReference<Throwable> sourceSaw = new AtomicReference<>();
+    Watched source =
+        new Watched(
+            batches -> {
+              while (true) {
+                batches.accept(List.of(handed.incrementAndGet()));
+              }
+            });
     assertThatThrownBy(
             () ->
                 ReadAhead.run(
                     executor,
-                    (Consumer<List<Integer>> batches) -> {
-                      try {
-                        while (true) {
-                          batches.accept(List.of(handed.incrementAndGet()));
-                        }
-                      } catch (RuntimeException e) {
-                        sourceSaw.set(e);
-                        throw e;
-                      } finally {
-                        sourceEnded.countDown();
-                      }
-                    },
+                    source,
                     i -> {
                       throw new IllegalArgumentException("cannot write " + i);
                     },
@@ -102,8 +97,8 @@ class ReadAheadTest {
                     () -> new IllegalStateException("timed out")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("cannot write 1");
-    assertThat(sourceEnded.await(1, TimeUnit.MINUTES)).isTrue();
-    assertThat(sourceSaw.get()).isInstanceOf(ReadAhead.Stopped.class);
+    assertThat(source.ended.await(1, TimeUnit.MINUTES)).isTrue();
+    assertThat(source.failure.get()).isInstanceOf(ReadAhead.Stopped.class);
     // at most the queue's depth, the batch being offered and the first one taken
     assertThat(handed.get()).isLessThanOrEqualTo(ReadAhead.DEPTH + 2);
   }
@@ -111,35 +106,54 @@ class ReadAheadTest {
   @Test
   void aSourceThatGivesNothingIsGivenUpAfterTheWaitAndStopped() throws InterruptedException {
     CountDownLatch release = new CountDownLatch(1);
-    CountDownLatch sourceEnded = new CountDownLatch(1);
-    AtomicReference<Throwable> sourceSaw = new AtomicReference<>();
+    Watched source =
+        new Watched(
+            batches -> {
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+              for (int i = 0; i <= ReadAhead.DEPTH; i++) {
+                batches.accept(List.of(i));
+              }
+              return 1L;
+            });
     assertThatThrownBy(
             () ->
                 ReadAhead.run(
                     executor,
-                    (Consumer<List<Integer>> batches) -> {
-                      try {
-                        release.await();
-                        for (int i = 0; i <= ReadAhead.DEPTH; i++) {
-                          batches.accept(List.of(i));
-                        }
-                        return 1L;
-                      } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                      } catch (RuntimeException e) {
-                        sourceSaw.set(e);
-                        throw e;
-                      } finally {
-                        sourceEnded.countDown();
-                      }
-                    },
+                    source,
                     i -> {},
                     TimeUnit.MILLISECONDS.toNanos(200),
                     () -> new IllegalStateException("timed out")))
         .hasMessage("timed out");
     // The late source fills the queue, then learns that nobody takes its batches: it ends.
     release.countDown();
-    assertThat(sourceEnded.await(1, TimeUnit.MINUTES)).isTrue();
-    assertThat(sourceSaw.get()).isInstanceOf(ReadAhead.Stopped.class);
+    assertThat(source.ended.await(1, TimeUnit.MINUTES)).isTrue();
+    assertThat(source.failure.get()).isInstanceOf(ReadAhead.Stopped.class);
+  }
+
+  /** A source that records the failure it ended with, and when it ended. */
+  private static final class Watched implements Function<Consumer<List<Integer>>, Long> {
+    final CountDownLatch ended = new CountDownLatch(1);
+    final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final Function<Consumer<List<Integer>>, Long> source;
+
+    Watched(Function<Consumer<List<Integer>>, Long> source) {
+      this.source = source;
+    }
+
+    @Override
+    public Long apply(Consumer<List<Integer>> batches) {
+      try {
+        return source.apply(batches);
+      } catch (RuntimeException e) {
+        failure.set(e);
+        throw e;
+      } finally {
+        ended.countDown();
+      }
+    }
   }
 }

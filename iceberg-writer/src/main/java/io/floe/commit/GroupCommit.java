@@ -153,12 +153,10 @@ final class GroupCommit {
       if (remaining.isEmpty()) {
         return;
       }
-      JustReadOperations ops = new JustReadOperations(catalogTable(table).operations());
+      BaseTable base = catalogTable(table);
+      JustReadOperations ops = new JustReadOperations(base.operations());
       try {
-        stage(
-            new BaseTable(ops, table.name(), catalogTable(table).reporter()).newRowDelta(),
-            head,
-            remaining);
+        stage(new BaseTable(ops, table.name(), base.reporter()).newRowDelta(), head, remaining);
       } catch (ValidationException e) {
         // A concurrent commit conflicts with a member: the next round's read leaves it out. Each
         // round leaves out at least one member, unless the conflict is one MemberConflicts does

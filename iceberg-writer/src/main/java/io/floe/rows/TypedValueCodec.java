@@ -46,6 +46,13 @@ public final class TypedValueCodec implements ValueCodec {
    * same (0 for binary), so that during a rolling upgrade brokers still on the previous version
    * keep serving what they can.
    */
+  public static int versionFor(ColumnFormat format) {
+    if (!format.typed()) {
+      return 0;
+    }
+    return format.format() == ColumnFormat.Format.PROTOBUF ? VERSION : 2;
+  }
+
   /**
    * The version a segment of a table with these properties is typed with: its key's or its value's,
    * whichever is higher.
@@ -54,13 +61,6 @@ public final class TypedValueCodec implements ValueCodec {
     return Math.max(
         versionFor(ColumnFormat.fromProperties(tableProperties, "key")),
         versionFor(ColumnFormat.fromProperties(tableProperties, "value")));
-  }
-
-  public static int versionFor(ColumnFormat format) {
-    if (!format.typed()) {
-      return 0;
-    }
-    return format.format() == ColumnFormat.Format.PROTOBUF ? VERSION : 2;
   }
 
   private final boolean evolves;

@@ -152,7 +152,12 @@ public final class TieredSegments {
             : TransactionIndex.parse(files.transactionIndex());
     byte[] sidecar =
         CopiedManifest.of(
-                key, files, written, reencoding, typedCodecVersion(table), indexIntervalBytes)
+                key,
+                files,
+                written,
+                reencoding,
+                TypedValueCodec.versionForTable(table.properties()),
+                indexIntervalBytes)
             .toBytes();
     try {
       steps.accept(CopyStep.WRITE_SIDECAR);
@@ -207,10 +212,6 @@ public final class TieredSegments {
       removeObjects(table, written, sidecarLocation);
       throw e;
     }
-  }
-
-  private static int typedCodecVersion(Table table) {
-    return TypedValueCodec.versionForTable(table.properties());
   }
 
   /** The readers that opened segments keep for later fetches, counted in all. */

@@ -96,7 +96,7 @@ final class StorageBackend implements AutoCloseable {
     Catalog catalog = null;
     try {
       catalog = buildCatalog(config, redactor);
-      new StorageProbe(config, redactor, hadoopConf()).run();
+      new StorageProbe(config, redactor, HadoopConf.create()).run();
     } catch (ConfigException e) {
       if (catalog != null) {
         closeCatalog(catalog, config, redactor);
@@ -117,7 +117,9 @@ final class StorageBackend implements AutoCloseable {
   private static Catalog buildCatalog(FloeRsmConfig config, Redactor redactor) {
     try {
       return CatalogStartup.build(
-          config.catalogName(), CatalogDefaults.apply(config.catalogProperties()), hadoopConf());
+          config.catalogName(),
+          CatalogDefaults.apply(config.catalogProperties()),
+          HadoopConf.create());
     } catch (RuntimeException | LinkageError e) {
       ConfigException failure =
           new ConfigException(
@@ -141,10 +143,6 @@ final class StorageBackend implements AutoCloseable {
             redactor.describe(e));
       }
     }
-  }
-
-  private static Object hadoopConf() {
-    return HadoopConf.create();
   }
 
   ReencodedSegmentCache fetchCache() {
