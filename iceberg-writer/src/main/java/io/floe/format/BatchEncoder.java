@@ -58,14 +58,16 @@ public final class BatchEncoder {
     }
     Compression codec = header.compression();
     if (codec == Compression.ZSTD && recordCount > 0 && reencoding != Reencoding.V1) {
-      long bound = (long) BatchHeader.HEADER_SIZE + ZstdContexts.maxCompressedLength(plain.length);
-      if (bound > Integer.MAX_VALUE - 64) {
-        throw new IllegalArgumentException(
-            "batch too large: " + plain.length + " bytes of records");
-      }
-      byte[] batch = new byte[(int) bound];
-      int bodyLen = ZstdContexts.compress(plain, batch, BatchHeader.HEADER_SIZE);
-      return finish(header, recordCount, Arrays.copyOf(batch, BatchHeader.HEADER_SIZE + bodyLen));
+      return oneShot(
+          header,
+          recordCount,
+          plain,
+          ZstdContexts.maxCompressedLength(plain.length),
+          ZstdContexts::compress);
+    }
+    if (codec == Compression.LZ4 && recordCount > 0 && reencoding.positionsAreLowerBounds()) {
+      return oneShot(
+          header, recordCount, plain, Lz4Frames.maxFrameLength(plain.length), Lz4Frames::compress);
     }
     byte[] body;
     int bodyLen;
@@ -89,6 +91,23 @@ public final class BatchEncoder {
     byte[] batch = new byte[(int) total];
     System.arraycopy(body, 0, batch, BatchHeader.HEADER_SIZE, bodyLen);
     return finish(header, recordCount, batch);
+  }
+
+  /** Compresses a records section in one call into the batch's array, after its header. */
+  private interface OneShot {
+    /** Compresses {@code src} into {@code dst} from {@code offset}; returns the bytes written. */
+    int compress(byte[] src, byte[] dst, int offset);
+  }
+
+  private static ByteBuffer oneShot(
+      BatchHeader header, int recordCount, byte[] plain, long maxBody, OneShot codec) {
+    long bound = BatchHeader.HEADER_SIZE + maxBody;
+    if (bound > Integer.MAX_VALUE - 64) {
+      throw new IllegalArgumentException("batch too large: " + plain.length + " bytes of records");
+    }
+    byte[] batch = new byte[(int) bound];
+    int bodyLen = codec.compress(plain, batch, BatchHeader.HEADER_SIZE);
+    return finish(header, recordCount, Arrays.copyOf(batch, BatchHeader.HEADER_SIZE + bodyLen));
   }
 
   /** Writes the header (with batch length and CRC) into the first bytes of {@code batch}. */
