@@ -4,27 +4,18 @@ import io.floe.format.BatchEncoder;
 import io.floe.format.BatchHeader;
 import io.floe.format.KafkaRecord;
 import io.floe.format.Reencoding;
-import io.floe.layout.TopicTableLayout;
 import io.floe.manifest.BatchDirectory;
 import io.floe.rows.RowCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.PriorityQueue;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.parquet.Parquet;
 
 /**
  * The record batches of a segment from a position on, re-encoded from its data files and batch
@@ -32,14 +23,12 @@ import org.apache.iceberg.parquet.Parquet;
  * its size and CRC where the indexes' positions are those of the re-encoded stream (so a batch that
  * no longer re-encodes the same way fails the read instead of silently shifting positions), and
  * from {@link Reencoding#V3} on, for a batch that re-encoding compresses, the CRC of its
- * uncompressed records.
+ * uncompressed records. Rows are read from the data files ahead of the batch being encoded ({@link
+ * RowsAhead}).
  */
 public final class ReencodingInputStream extends InputStream {
   private final BatchDirectory directory;
   private final Reencoding reencoding;
-  private final List<CloseableIterable<Record>> sources = new ArrayList<>();
-  private final PriorityQueue<Head> heads =
-      new PriorityQueue<>(Comparator.comparingLong(h -> h.offset));
 
   /**
    * Bytes of already served batches kept, besides the one held and the one before it, for a fetch
@@ -60,28 +49,8 @@ public final class ReencodingInputStream extends InputStream {
 
   private boolean closed;
   private final RowCodec codec;
+  private final RowsAhead rows;
   private ReencodedSegmentCache.Fill copyTo;
-
-  private static final class Head {
-    final CloseableIterator<Record> rows;
-    final RowCodec codec;
-    Record row;
-    long offset;
-
-    Head(CloseableIterator<Record> rows, RowCodec codec) {
-      this.rows = rows;
-      this.codec = codec;
-    }
-
-    boolean advance() {
-      if (!rows.hasNext()) {
-        return false;
-      }
-      row = rows.next();
-      offset = codec.offsetOf(row);
-      return true;
-    }
-  }
 
   /**
    * Opens the stream at the batch that starts at {@code position} (a position in the re-encoded
@@ -111,31 +80,12 @@ public final class ReencodingInputStream extends InputStream {
     this.codec = codec;
     this.next = directory.indexAtOrAfter(position);
     if (next >= directory.size()) {
+      this.rows = null;
       return;
     }
     long fromOffset = directory.get(next).header().baseOffset();
-    try {
-      for (String location : dataFiles) {
-        CloseableIterable<Record> rows =
-            Parquet.read(io.newInputFile(location))
-                .project(schema)
-                .createReaderFunc(
-                    fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-                .filter(Expressions.greaterThanOrEqual(TopicTableLayout.OFFSET, fromOffset))
-                .build();
-        sources.add(rows);
-        Head head = new Head(rows.iterator(), codec);
-        while (head.advance()) {
-          if (head.offset >= fromOffset) {
-            heads.add(head);
-            break;
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      closeQuietly();
-      throw e;
-    }
+    this.rows =
+        new RowsAhead(new MergedRows(io, schema, codec, dataFiles, fromOffset), directory, next);
   }
 
   /** Also writes each batch this stream re-encodes, in order, to {@code fill}. */
@@ -243,8 +193,8 @@ public final class ReencodingInputStream extends InputStream {
     BatchHeader header = entry.header();
     List<KafkaRecord> records = new ArrayList<>(header.recordCount());
     for (int i = 0; i < header.recordCount(); i++) {
-      Head head = heads.poll();
-      if (head == null || head.offset > header.lastOffset()) {
+      Record row = rows.next();
+      if (row == null || codec.offsetOf(row) > header.lastOffset()) {
         throw new IOException(
             "Table data for the batch at offset "
                 + header.baseOffset()
@@ -254,14 +204,7 @@ public final class ReencodingInputStream extends InputStream {
                 + header.recordCount()
                 + " records (were its data files rewritten?)");
       }
-      records.add(codec.fromRow(head.row));
-      try {
-        if (head.advance()) {
-          heads.add(head);
-        }
-      } catch (UncheckedIOException e) {
-        throw e.getCause();
-      }
+      records.add(codec.fromRow(row));
     }
     if (reencoding.positionsAreLowerBounds() && Reencoding.compresses(header)) {
       byte[] plain = BatchEncoder.encodeRecords(header, records);
@@ -309,15 +252,9 @@ public final class ReencodingInputStream extends InputStream {
   }
 
   private void closeQuietly() {
-    for (CloseableIterable<Record> source : sources) {
-      try {
-        source.close();
-      } catch (IOException | RuntimeException ignored) {
-        // releasing readers of an abandoned fetch must not fail or log noise
-      }
+    if (rows != null) {
+      rows.close();
     }
-    sources.clear();
-    heads.clear();
     recent.clear();
     replay.clear();
   }
