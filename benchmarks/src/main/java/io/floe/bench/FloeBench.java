@@ -2,6 +2,8 @@ package io.floe.bench;
 
 import io.floe.catalog.CatalogDefaults;
 import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.FetchResources;
+import io.floe.fetch.ReadAheadPool;
 import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.layout.TopicTableOptions;
@@ -94,7 +96,7 @@ public final class FloeBench {
             new SegmentCommitter(),
             BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
             TableCodecs.withoutRegistry(),
-            fetchCache);
+            new FetchResources(fetchCache, ReadAheadPool.shared()));
 
     if (args.length > 2 && args[2].equals("typed")) {
       Map<String, Object> typed = TypedBench.run(catalog, dir, false);

@@ -75,6 +75,19 @@ public final class ReencodingInputStream extends InputStream {
       BatchDirectory directory,
       Reencoding reencoding,
       long position) {
+    this(io, schema, codec, dataFiles, directory, reencoding, position, ReadAheadPool.shared());
+  }
+
+  /** As above, rows read ahead on {@code readAhead}. */
+  public ReencodingInputStream(
+      FileIO io,
+      Schema schema,
+      RowCodec codec,
+      List<String> dataFiles,
+      BatchDirectory directory,
+      Reencoding reencoding,
+      long position,
+      ReadAheadPool readAhead) {
     this.directory = directory;
     this.reencoding = reencoding;
     this.codec = codec;
@@ -85,7 +98,8 @@ public final class ReencodingInputStream extends InputStream {
     }
     long fromOffset = directory.get(next).header().baseOffset();
     this.rows =
-        new RowsAhead(new MergedRows(io, schema, codec, dataFiles, fromOffset), directory, next);
+        new RowsAhead(
+            new MergedRows(io, schema, codec, dataFiles, fromOffset), directory, next, readAhead);
   }
 
   /** Also writes each batch this stream re-encodes, in order, to {@code fill}. */

@@ -6,33 +6,27 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.iceberg.data.Record;
 
 /**
- * The rows of a fetch's batches, read from the data files a unit of batches ahead on a shared pool
- * while the fetch thread re-encodes the unit before, so that a consumer catching up from the tier
- * has Parquet decoding and batch encoding on two cores. A unit is the batches that hold {@link
- * #UNIT_RECORDS} records or {@link #UNIT_BYTES} bytes in the log (at least one batch): at most one
- * unit is read ahead, so a fetch holds the rows of two units at most. When no pool thread has taken
- * the next unit by the time the fetch needs it (every one busy with other fetches), the fetch
- * thread reads it itself: it never waits behind other fetches.
+ * The rows of a fetch's batches, read from the data files a unit of batches ahead on a {@link
+ * ReadAheadPool} while the fetch thread re-encodes the unit before, so that a consumer catching up
+ * from the tier has Parquet decoding and batch encoding on two cores. A unit is the batches that
+ * hold {@link #UNIT_RECORDS} records or {@link #UNIT_BYTES} bytes in the log (at least one batch):
+ * at most one unit is read ahead, so a fetch holds the rows of two units at most. When no pool
+ * thread has taken the next unit by the time the fetch needs it (every one busy with other fetches,
+ * or the pool off), the fetch thread reads it itself: it never waits behind other fetches.
  */
 final class RowsAhead implements AutoCloseable {
   static final int UNIT_RECORDS = 512;
   static final long UNIT_BYTES = 256 * 1024;
 
-  private static final ExecutorService POOL = pool();
-
   private final RowSource rows;
+  private final ReadAheadPool pool;
 
   /** Held while a unit is read; the data files are closed under it. */
   private final ReentrantLock reading = new ReentrantLock();
@@ -62,9 +56,13 @@ final class RowsAhead implements AutoCloseable {
     }
   }
 
-  /** The rows of {@code directory}'s batches from {@code firstBatch} on, out of {@code rows}. */
-  RowsAhead(RowSource rows, BatchDirectory directory, int firstBatch) {
+  /**
+   * The rows of {@code directory}'s batches from {@code firstBatch} on, out of {@code rows}, read
+   * ahead on {@code pool}.
+   */
+  RowsAhead(RowSource rows, BatchDirectory directory, int firstBatch, ReadAheadPool pool) {
     this.rows = rows;
+    this.pool = pool;
     this.directory = directory;
     this.planned = firstBatch;
     this.ahead = submitNext();
@@ -108,7 +106,7 @@ final class RowsAhead implements AutoCloseable {
       }
     }
     Pending pending = new Pending(count);
-    POOL.execute(pending.task);
+    pool.offer(pending.task);
     return pending;
   }
 
@@ -179,24 +177,5 @@ final class RowsAhead implements AutoCloseable {
         reading.unlock();
       }
     }
-  }
-
-  private static ExecutorService pool() {
-    AtomicInteger threads = new AtomicInteger();
-    int size = Runtime.getRuntime().availableProcessors();
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            size,
-            size,
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            task -> {
-              Thread t = new Thread(task, "floe-fetch-rows-" + threads.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
   }
 }

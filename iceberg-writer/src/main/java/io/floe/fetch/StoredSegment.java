@@ -41,6 +41,7 @@ public final class StoredSegment implements AutoCloseable {
   private final TableCodecs codecs;
   private final ReencodedSegmentCache cache;
   private final IdleReaders idleReaders;
+  private final ReadAheadPool readAhead;
   private volatile List<String> effectiveFiles;
 
   /**
@@ -70,6 +71,18 @@ public final class StoredSegment implements AutoCloseable {
       TableCodecs codecs,
       ReencodedSegmentCache cache,
       IdleReaders idleReaders) {
+    this(table, manifest, codecs, cache, idleReaders, ReadAheadPool.shared());
+  }
+
+  /** As above, rows read ahead of the batches being re-encoded on {@code readAhead}. */
+  public StoredSegment(
+      Table table,
+      SegmentManifest manifest,
+      TableCodecs codecs,
+      ReencodedSegmentCache cache,
+      IdleReaders idleReaders,
+      ReadAheadPool readAhead) {
+    this.readAhead = readAhead;
     this.codecs = codecs;
     this.cache = cache;
     this.idleReaders = idleReaders;
@@ -139,7 +152,8 @@ public final class StoredSegment implements AutoCloseable {
             currentFiles(),
             directory,
             reencoding,
-            position);
+            position,
+            readAhead);
     if (first == 0) {
       ReencodedSegmentCache.Fill fill =
           cache.beginFill(manifest.segmentId(), directory.size(), directory.encodedSize());

@@ -6,8 +6,7 @@ import io.floe.copy.AbortedTransaction;
 import io.floe.copy.Leftovers;
 import io.floe.copy.TransactionIndex;
 import io.floe.copy.WrittenSegment;
-import io.floe.fetch.IdleReaders;
-import io.floe.fetch.ReencodedSegmentCache;
+import io.floe.fetch.FetchResources;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.OffsetRange;
 import io.floe.format.Reencoding;
@@ -45,8 +44,7 @@ public final class TieredSegments {
   private final int indexIntervalBytes;
   private final Reencoding reencoding;
   private final TableCodecs codecs;
-  private final ReencodedSegmentCache fetchCache;
-  private final IdleReaders idleReaders = new IdleReaders(IdleReaders.DEFAULT_MAX);
+  private final FetchResources fetching;
 
   public TieredSegments(TopicTables tables, SegmentCommitter committer) {
     this(tables, committer, BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES);
@@ -73,14 +71,14 @@ public final class TieredSegments {
     this(tables, committer, indexIntervalBytes, Reencoding.CURRENT, codecs);
   }
 
-  /** As above, fetches keeping whole re-encoded segments in {@code fetchCache}. */
+  /** As above, fetches served with {@code fetching} (cache, read-ahead threads). */
   public TieredSegments(
       TopicTables tables,
       SegmentCommitter committer,
       int indexIntervalBytes,
       TableCodecs codecs,
-      ReencodedSegmentCache fetchCache) {
-    this(tables, committer, indexIntervalBytes, Reencoding.CURRENT, codecs, fetchCache);
+      FetchResources fetching) {
+    this(tables, committer, indexIntervalBytes, Reencoding.CURRENT, codecs, fetching);
   }
 
   /** As above, copies re-encoding as {@code reencoding} does. */
@@ -90,18 +88,18 @@ public final class TieredSegments {
       int indexIntervalBytes,
       Reencoding reencoding,
       TableCodecs codecs) {
-    this(tables, committer, indexIntervalBytes, reencoding, codecs, ReencodedSegmentCache.off());
+    this(tables, committer, indexIntervalBytes, reencoding, codecs, FetchResources.defaults());
   }
 
-  /** As above, both. */
+  /** As above, all of them. */
   private TieredSegments(
       TopicTables tables,
       SegmentCommitter committer,
       int indexIntervalBytes,
       Reencoding reencoding,
       TableCodecs codecs,
-      ReencodedSegmentCache fetchCache) {
-    this.fetchCache = Objects.requireNonNull(fetchCache, "fetchCache");
+      FetchResources fetching) {
+    this.fetching = Objects.requireNonNull(fetching, "fetching");
     this.codecs = Objects.requireNonNull(codecs, "codecs");
     this.tables = Objects.requireNonNull(tables, "tables");
     this.committer = Objects.requireNonNull(committer, "committer");
@@ -215,8 +213,8 @@ public final class TieredSegments {
   }
 
   /** The readers that opened segments keep for later fetches, counted in all. */
-  public IdleReaders idleReaders() {
-    return idleReaders;
+  public FetchResources fetching() {
+    return fetching;
   }
 
   /**
@@ -237,7 +235,7 @@ public final class TieredSegments {
       throw new SegmentNotFoundException(
           "Segment " + key.segmentId() + " is not stored at " + location);
     }
-    return new StoredSegment(table, SegmentManifest.parse(bytes), codecs, fetchCache, idleReaders);
+    return fetching.open(table, SegmentManifest.parse(bytes), codecs);
   }
 
   /**
@@ -247,7 +245,7 @@ public final class TieredSegments {
    * left behind are removed. Idempotent.
    */
   public void delete(SegmentKey key, boolean removeRows, DeleteReason reason) {
-    fetchCache.invalidate(key.segmentId());
+    fetching.cache().invalidate(key.segmentId());
     Table table = tables.find(key.topic(), key.topicId());
     if (table == null) {
       return;

@@ -88,7 +88,7 @@ class RowsAheadTest {
   @Test
   void aSourceThatFailsOnThePoolFailsTheFetchThreadsRead() throws Exception {
     Source source = new Source(10, null);
-    try (RowsAhead rows = new RowsAhead(source, manifest.directory(), 0)) {
+    try (RowsAhead rows = new RowsAhead(source, manifest.directory(), 0, ReadAheadPool.shared())) {
       // the first unit is the pool's once a pool thread has started on it
       await()
           .atMost(Duration.ofSeconds(10))
@@ -107,11 +107,25 @@ class RowsAheadTest {
   }
 
   @Test
+  void withThePoolOffTheFetchThreadReadsEveryRow() throws Exception {
+    Source source = new Source(Integer.MAX_VALUE, null);
+    int rows = 0;
+    try (RowsAhead ahead = new RowsAhead(source, manifest.directory(), 0, ReadAheadPool.off())) {
+      while (ahead.next() != null) {
+        rows++;
+      }
+    }
+    assertThat(rows).isEqualTo(6000);
+    assertThat(source.readers)
+        .containsOnly(Thread.currentThread().getName().replaceAll("-[0-9]+$", ""));
+  }
+
+  @Test
   @Timeout(30) // a close that waited for the blocked unit would hang here
   void closingDoesNotWaitForAUnitBeingReadWhichClosesTheSourceWhenDone() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     Source source = new Source(Integer.MAX_VALUE, release);
-    RowsAhead rows = new RowsAhead(source, manifest.directory(), 0);
+    RowsAhead rows = new RowsAhead(source, manifest.directory(), 0, ReadAheadPool.shared());
     source.blocked.await();
     rows.close();
     assertThat(source.closed).as("closed under a read").isFalse();

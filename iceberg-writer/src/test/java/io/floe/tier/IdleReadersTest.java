@@ -49,7 +49,7 @@ class IdleReadersTest {
         secondBatch.add(next);
       }
 
-      assertThat(f.segments.idleReaders().size()).isEqualTo(IdleReaders.DEFAULT_MAX);
+      assertThat(f.segments.fetching().idleReaders().size()).isEqualTo(IdleReaders.DEFAULT_MAX);
       // Newest first: a fetch that finds no reader parks a new one, closing the oldest parked.
       for (int s = segments - 1; s >= 0; s--) {
         StoredSegment stored = opened.get(s);
@@ -59,9 +59,9 @@ class IdleReadersTest {
         // The three parked longest ago were closed; the others' fetches continue their readers.
         assertThat(stored.reusedStreams()).as("segment %s", s).isEqualTo(s < 3 ? 0 : 1);
       }
-      assertThat(f.segments.idleReaders().size()).isEqualTo(IdleReaders.DEFAULT_MAX);
+      assertThat(f.segments.fetching().idleReaders().size()).isEqualTo(IdleReaders.DEFAULT_MAX);
       opened.forEach(StoredSegment::close);
-      assertThat(f.segments.idleReaders().size()).isZero();
+      assertThat(f.segments.fetching().idleReaders().size()).isZero();
     }
   }
 }

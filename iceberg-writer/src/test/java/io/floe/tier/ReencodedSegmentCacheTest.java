@@ -3,6 +3,8 @@ package io.floe.tier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.FetchResources;
+import io.floe.fetch.ReadAheadPool;
 import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.format.BatchHeader;
@@ -57,7 +59,7 @@ class ReencodedSegmentCacheTest {
         new SegmentCommitter(),
         BatchDirectory.DEFAULT_INDEX_INTERVAL_BYTES,
         TableCodecs.withoutRegistry(),
-        cache);
+        new FetchResources(cache, ReadAheadPool.shared()));
   }
 
   /** Reads the whole segment as the broker does, a few KiB per fetch. */

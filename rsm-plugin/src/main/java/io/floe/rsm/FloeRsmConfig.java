@@ -105,7 +105,7 @@ public final class FloeRsmConfig extends AbstractConfig {
         def, "Created on first use when the catalog supports namespaces.");
     RegistryConfig.defineRegistry(def);
     TypedRules.define(def);
-    return FetchCacheConfig.define(defineCaches(defineTimeouts(defineCommits(defineTables(def)))));
+    return FetchConfig.define(defineCaches(defineTimeouts(defineCommits(defineTables(def)))));
   }
 
   /** How new topic tables are laid out and what Floe serves beside their rows. */

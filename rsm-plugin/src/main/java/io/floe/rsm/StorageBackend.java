@@ -6,6 +6,7 @@ import io.floe.catalog.CatalogDefaults;
 import io.floe.catalog.CatalogStartup;
 import io.floe.catalog.HadoopConf;
 import io.floe.commit.SegmentCommitter;
+import io.floe.fetch.FetchResources;
 import io.floe.fetch.ReencodedSegmentCache;
 import io.floe.fetch.StoredSegment;
 import io.floe.maintenance.TableMaintenance;
@@ -41,14 +42,14 @@ final class StorageBackend implements AutoCloseable {
   private final TableCachingCatalog catalog;
   private final TieredSegments segments;
   private final Cache<String, StoredSegment> openSegments;
-  private final ReencodedSegmentCache fetchCache;
+  private final FetchResources fetching;
   private final boolean removeRows;
   private TableMaintenance maintenance;
 
   private StorageBackend(
-      FloeRsmConfig config, Redactor redactor, Catalog catalog, ReencodedSegmentCache fetchCache) {
+      FloeRsmConfig config, Redactor redactor, Catalog catalog, FetchResources fetching) {
     this.config = config;
-    this.fetchCache = fetchCache;
+    this.fetching = fetching;
     this.redactor = redactor;
     this.catalog = new TableCachingCatalog(catalog, config.tableCacheExpirationMs());
     this.segments =
@@ -60,7 +61,7 @@ final class StorageBackend implements AutoCloseable {
                 config.commitBackoffMaxMs()),
             config.indexIntervalBytes(),
             TableCodecs.of(config.registry()),
-            fetchCache);
+            fetching);
     // An opened segment keeps the readers of finished fetches for the next fetch that continues
     // them: release them when it leaves the cache (synchronously, so close() leaves nothing open,
     // and on the calling thread, inside a call FloeRemoteStorageManager runs with the plugin's
@@ -92,7 +93,7 @@ final class StorageBackend implements AutoCloseable {
     // The JDBC drivers the plugin ships must be found even when DriverManager was initialised
     // before Kafka loaded the plugin in its own class loader.
     JdbcDrivers.registerVisibleTo(StorageBackend.class.getClassLoader());
-    ReencodedSegmentCache fetchCache = FetchCacheConfig.open(config, config.brokerId());
+    ReencodedSegmentCache fetchCache = FetchConfig.open(config, config.brokerId());
     Catalog catalog = null;
     try {
       catalog = buildCatalog(config, redactor);
@@ -104,7 +105,12 @@ final class StorageBackend implements AutoCloseable {
       fetchCache.close();
       throw e;
     }
-    StorageBackend backend = new StorageBackend(config, redactor, catalog, fetchCache);
+    StorageBackend backend =
+        new StorageBackend(
+            config,
+            redactor,
+            catalog,
+            new FetchResources(fetchCache, FetchConfig.readAhead(config)));
     LOG.info(
         "Floe RSM on broker {} uses Iceberg catalog {}, namespace {}, retention mode {}",
         config.brokerId(),
@@ -146,12 +152,12 @@ final class StorageBackend implements AutoCloseable {
   }
 
   ReencodedSegmentCache fetchCache() {
-    return fetchCache;
+    return fetching.cache();
   }
 
   /** How many readers of finished fetches the opened segments keep. */
   long idleReaders() {
-    return segments.idleReaders().size();
+    return segments.fetching().idleReaders().size();
   }
 
   FloeRsmConfig config() {
@@ -210,7 +216,7 @@ final class StorageBackend implements AutoCloseable {
       maintenance.close(); // before the catalog it uses
     }
     openSegments.invalidateAll();
-    fetchCache.close();
+    fetching.close();
     try {
       catalog.close();
     } catch (IOException | RuntimeException e) {

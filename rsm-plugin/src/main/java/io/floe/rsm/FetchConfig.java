@@ -1,5 +1,6 @@
 package io.floe.rsm;
 
+import io.floe.fetch.ReadAheadPool;
 import io.floe.fetch.ReencodedSegmentCache;
 import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
@@ -11,14 +12,17 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * The local cache of re-encoded segments (keys under {@code fetch.cache.}), added to the plugin's
- * {@link ConfigDef} by {@link #define} and opened from the parsed configuration by {@link #open}.
+ * How fetches are served (keys under {@code fetch.}): the local cache of re-encoded segments and
+ * the threads that read rows ahead of the batches being re-encoded, added to the plugin's {@link
+ * ConfigDef} by {@link #define} and built from the parsed configuration by {@link #open} and {@link
+ * #readAhead}.
  */
-final class FetchCacheConfig {
+final class FetchConfig {
   static final String MAX_BYTES = "fetch.cache.max.bytes";
   static final String DIR = "fetch.cache.dir";
+  static final String READ_AHEAD_THREADS = "fetch.read.ahead.threads";
 
-  private FetchCacheConfig() {}
+  private FetchConfig() {}
 
   static ConfigDef define(ConfigDef def) {
     return def.define(
@@ -51,7 +55,23 @@ final class FetchCacheConfig {
                 + MAX_BYTES
                 + " is above 0; each broker uses a "
                 + "subfolder broker-<id>. Use a local disk (not tmpfs). Cache files there are removed at start "
-                + "and at close; they hold nothing the table does not.");
+                + "and at close; they hold nothing the table does not.")
+        .define(
+            READ_AHEAD_THREADS,
+            Type.INT,
+            -1,
+            ConfigDef.Range.atLeast(-1),
+            Importance.LOW,
+            "Threads (floe-fetch-rows-<n>) that decode a fetch's next rows from Parquet while the fetch's "
+                + "own thread re-encodes the batches before them, shared by the broker's fetches and ended "
+                + "after a minute without work. A fetch reads ahead by at most 512 records (256 KiB of the "
+                + "log); when every thread is busy it reads its rows itself. -1: one per processor; 0: off, "
+                + "each fetch decodes its rows on its own thread.");
+  }
+
+  /** The read-ahead threads the settings describe. */
+  static ReadAheadPool readAhead(AbstractConfig config) {
+    return ReadAheadPool.of(config.getInt(READ_AHEAD_THREADS));
   }
 
   /**
