@@ -35,6 +35,8 @@ public final class ReadAheadPool implements AutoCloseable {
             task -> {
               Thread t = new Thread(task, "floe-fetch-rows-" + started.incrementAndGet());
               t.setDaemon(true);
+              // not whichever loader the fetch thread that started it had: the plugin's own
+              t.setContextClassLoader(ReadAheadPool.class.getClassLoader());
               return t;
             });
     pool.allowCoreThreadTimeOut(true);
