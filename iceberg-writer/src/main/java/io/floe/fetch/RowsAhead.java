@@ -42,17 +42,13 @@ final class RowsAhead implements AutoCloseable {
    * none has yet, the fetch thread), and the pool's result.
    */
   private final class Pending {
-    final int rows;
+    final int size;
     final AtomicBoolean taken = new AtomicBoolean();
-    final FutureTask<ArrayDeque<Record>> task =
-        new FutureTask<>(() -> taken.compareAndSet(false, true) ? read(count()) : null);
+    final FutureTask<ArrayDeque<Record>> task;
 
-    Pending(int rows) {
-      this.rows = rows;
-    }
-
-    int count() {
-      return rows;
+    Pending(int size) {
+      this.size = size;
+      this.task = new FutureTask<>(() -> taken.compareAndSet(false, true) ? read(size) : null);
     }
   }
 
@@ -86,7 +82,7 @@ final class RowsAhead implements AutoCloseable {
   private ArrayDeque<Record> take() throws IOException {
     Pending pending = ahead;
     ArrayDeque<Record> unit =
-        pending.taken.compareAndSet(false, true) ? read(pending.rows) : await(pending.task);
+        pending.taken.compareAndSet(false, true) ? read(pending.size) : await(pending.task);
     ahead = submitNext();
     return unit;
   }

@@ -61,20 +61,13 @@ public final class StoredSegment implements AutoCloseable {
   /** As above, whole re-encoded streams kept in and served from {@code cache}. */
   public StoredSegment(
       Table table, SegmentManifest manifest, TableCodecs codecs, ReencodedSegmentCache cache) {
-    this(table, manifest, codecs, cache, new IdleReaders(MAX_IDLE_STREAMS));
+    this(table, manifest, codecs, cache, new IdleReaders(MAX_IDLE_STREAMS), ReadAheadPool.shared());
   }
 
-  /** As above, readers kept for later fetches counted in {@code idleReaders} with others'. */
-  public StoredSegment(
-      Table table,
-      SegmentManifest manifest,
-      TableCodecs codecs,
-      ReencodedSegmentCache cache,
-      IdleReaders idleReaders) {
-    this(table, manifest, codecs, cache, idleReaders, ReadAheadPool.shared());
-  }
-
-  /** As above, rows read ahead of the batches being re-encoded on {@code readAhead}. */
+  /**
+   * As above, readers kept for later fetches counted in {@code idleReaders} with others', rows read
+   * ahead of the batches being re-encoded on {@code readAhead}.
+   */
   public StoredSegment(
       Table table,
       SegmentManifest manifest,

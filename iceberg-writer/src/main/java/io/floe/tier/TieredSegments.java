@@ -212,7 +212,7 @@ public final class TieredSegments {
     }
   }
 
-  /** The readers that opened segments keep for later fetches, counted in all. */
+  /** What this instance's fetches share: the segment cache, idle readers, read-ahead threads. */
   public FetchResources fetching() {
     return fetching;
   }
