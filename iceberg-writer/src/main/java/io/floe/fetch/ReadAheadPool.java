@@ -64,13 +64,13 @@ public final class ReadAheadPool implements AutoCloseable {
 
   /** Runs {@code task} on a pool thread; false, and nothing run, when off or closed. */
   boolean offer(Runnable task) {
-    if (pool == null || pool.isShutdown()) {
+    if (pool == null) {
       return false;
     }
     try {
       pool.execute(task);
       return true;
-    } catch (RejectedExecutionException closedMeanwhile) {
+    } catch (RejectedExecutionException closed) {
       return false;
     }
   }

@@ -63,22 +63,21 @@ public final class ReencodingInputStream extends InputStream {
       BatchDirectory directory,
       Reencoding reencoding,
       long position) {
-    this(io, schema, new RowCodec(schema), dataFiles, directory, reencoding, position);
+    this(
+        io,
+        schema,
+        new RowCodec(schema),
+        dataFiles,
+        directory,
+        reencoding,
+        position,
+        ReadAheadPool.shared());
   }
 
-  /** As above, rows read with {@code codec} (a codec for rows of {@code schema}). */
-  public ReencodingInputStream(
-      FileIO io,
-      Schema schema,
-      RowCodec codec,
-      List<String> dataFiles,
-      BatchDirectory directory,
-      Reencoding reencoding,
-      long position) {
-    this(io, schema, codec, dataFiles, directory, reencoding, position, ReadAheadPool.shared());
-  }
-
-  /** As above, rows read ahead on {@code readAhead}. */
+  /**
+   * As above, rows read with {@code codec} (a codec for rows of {@code schema}) and ahead on {@code
+   * readAhead}.
+   */
   public ReencodingInputStream(
       FileIO io,
       Schema schema,

@@ -3,7 +3,6 @@ package io.floe.fetch;
 import io.floe.manifest.BatchDirectory;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -136,9 +135,6 @@ final class RowsAhead implements AutoCloseable {
       Throwable cause = e.getCause();
       if (cause instanceof IOException io) {
         throw io;
-      }
-      if (cause instanceof UncheckedIOException unchecked) {
-        throw unchecked.getCause();
       }
       if (cause instanceof RuntimeException runtime) {
         throw runtime;
