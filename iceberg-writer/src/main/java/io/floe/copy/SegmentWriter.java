@@ -139,6 +139,8 @@ public final class SegmentWriter {
     private final RowCodec codec = codecs.forCopy(table, schema);
     private final PartitionKey partitionKey = new PartitionKey(spec, schema);
     private final InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    private final SamePartition samePartition = SamePartition.of(spec, schema);
+    private OpenFile previousFile;
     private final FileWriterFactory<Record> writerFactory;
     private final OutputFileFactory fileFactory;
     private final Map<StructLike, OpenFile> open = new HashMap<>();
@@ -174,7 +176,7 @@ public final class SegmentWriter {
       entries.add(directoryEntry(batch, batchRecords));
       for (KafkaRecord record : batchRecords) {
         Record row = codec.toRow(partition, header, record);
-        OpenFile file = fileFor(row);
+        OpenFile file = fileFor(row, RowCodec.visibleTimestamp(header, record));
         if (header.isTransactional()) {
           trackTransactional(header.producerId(), file);
         }
@@ -264,7 +266,20 @@ public final class SegmentWriter {
               + why);
     }
 
-    private OpenFile fileFor(Record row) {
+    /**
+     * The open file of {@code row}'s partition: the previous row's when its timestamp tells they
+     * share a partition (computing a row's partition key converts its timestamps back from {@code
+     * OffsetDateTime}s: about a tenth of a copy's CPU for 100-byte records).
+     */
+    private OpenFile fileFor(Record row, long timestampMillis) {
+      if (samePartition.asPrevious(timestampMillis * 1000) && previousFile != null) {
+        return previousFile;
+      }
+      previousFile = partitionFile(row);
+      return previousFile;
+    }
+
+    private OpenFile partitionFile(Record row) {
       partitionKey.partition(wrapper.wrap(row));
       OpenFile file = open.get(partitionKey);
       if (file == null) {
@@ -287,6 +302,9 @@ public final class SegmentWriter {
               file -> {
                 if (file.writer.length() >= targetFileSizeBytes) {
                   close(file);
+                  if (file == previousFile) {
+                    previousFile = null;
+                  }
                   return true;
                 }
                 return false;

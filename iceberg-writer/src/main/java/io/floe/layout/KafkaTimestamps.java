@@ -1,6 +1,7 @@
 package io.floe.layout;
 
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
@@ -28,7 +29,12 @@ public final class KafkaTimestamps {
               + " ms, outside what a microsecond"
               + " timestamp can hold");
     }
-    return Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC);
+    // Instant.atOffset would build a ZoneRules per call (ZoneOffset.getRules): a copy makes one
+    // of these per row.
+    LocalDateTime utc =
+        LocalDateTime.ofEpochSecond(
+            Math.floorDiv(millis, 1000L), Math.floorMod(millis, 1000) * 1_000_000, ZoneOffset.UTC);
+    return OffsetDateTime.of(utc, ZoneOffset.UTC);
   }
 
   public static long toMillis(OffsetDateTime ts) {

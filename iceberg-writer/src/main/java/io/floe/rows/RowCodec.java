@@ -97,7 +97,7 @@ public final class RowCodec {
         kafka,
         partition,
         offset,
-        logAppend ? batch.maxTimestamp() : record.timestamp(),
+        visibleTimestamp(batch, record),
         logAppend,
         batch.partitionLeaderEpoch());
     setProducer(
@@ -109,6 +109,16 @@ public final class RowCodec {
         logAppend ? KafkaTimestamps.toTimestamp(record.timestamp(), offset) : null);
     setPayload(row, record.key(), record.value(), record.headers());
     return row;
+  }
+
+  /**
+   * The {@code kafka.timestamp} of a record of a log segment, in milliseconds: what a consumer sees
+   * (the batch's for log-append time).
+   */
+  public static long visibleTimestamp(BatchHeader batch, KafkaRecord record) {
+    return batch.timestampType() == TimestampType.LOG_APPEND_TIME
+        ? batch.maxTimestamp()
+        : record.timestamp();
   }
 
   /**
