@@ -11,6 +11,10 @@ import java.math.BigDecimal;
  * null}, as {@code JSON.stringify} does.
  */
 final class JsNumbers {
+  /** Below this magnitude, {@link #fewDecimals} needs no more than a double's precision. */
+  private static final double FEW_DECIMALS_LIMIT = 0x1p31;
+
+  private static final double[] POWERS_OF_TEN = {1, 10, 100, 1000};
 
   private JsNumbers() {}
 
@@ -21,6 +25,12 @@ final class JsNumbers {
     if (!Double.isFinite(value)) {
       return "null";
     }
+    String few = fewDecimals(value);
+    return few != null ? few : shortest(value);
+  }
+
+  /** {@link #toString(double)} of a finite value other than zero, by Java's shortest digits. */
+  static String shortest(double value) {
     // Jackson's Schubfach writer gives the shortest digits, in Java's layout (1.0E21, 0.001, 12.5)
     String java = NumberOutput.toString(value, true);
     boolean negative = java.charAt(0) == '-';
@@ -52,6 +62,45 @@ final class JsNumbers {
     }
     String text = layout(digits, point);
     return negative ? "-" + text : text;
+  }
+
+  /**
+   * The value in plain notation when it is an integer or has at most three decimals, as most
+   * numbers in JSON records are (amounts, counts, coordinates): the fewest decimals {@code s} for
+   * which {@code k / 10^s}, {@code k} the nearest integer to {@code value * 10^s}, reads back as
+   * the value. Below 2^31 a double's spacing is under 10^-6, so at most one {@code k} per {@code s}
+   * reads back and the product is off by far less than 1/2: that {@code k} is the shortest digits
+   * JavaScript writes, in the plain notation it uses for these magnitudes. Null for other values.
+   */
+  static String fewDecimals(double value) {
+    if (!(Math.abs(value) < FEW_DECIMALS_LIMIT)) {
+      return null;
+    }
+    for (int s = 0; s < POWERS_OF_TEN.length; s++) {
+      double k = Math.rint(value * POWERS_OF_TEN[s]);
+      if (k / POWERS_OF_TEN[s] == value) {
+        return s == 0 ? Long.toString((long) k) : plain((long) k, s);
+      }
+    }
+    return null;
+  }
+
+  /** {@code k / 10^decimals} in plain notation with exactly {@code decimals} decimals. */
+  private static String plain(long k, int decimals) {
+    String digits = Long.toString(Math.abs(k));
+    StringBuilder text = new StringBuilder(digits.length() + decimals + 2);
+    if (k < 0) {
+      text.append('-');
+    }
+    int whole = digits.length() - decimals;
+    if (whole <= 0) {
+      text.append("0.");
+      text.append("0".repeat(-whole));
+      text.append(digits);
+    } else {
+      text.append(digits, 0, whole).append('.').append(digits, whole, digits.length());
+    }
+    return text.toString();
   }
 
   /**

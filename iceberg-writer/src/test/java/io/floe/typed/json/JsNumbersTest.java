@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class JsNumbersTest {
@@ -16,7 +17,11 @@ class JsNumbersTest {
    * (random bit patterns, rounded and decimal-ish values, and edge cases).
    */
   static List<String> vectors() {
-    try (InputStream in = JsNumbersTest.class.getResourceAsStream("js-doubles.txt")) {
+    return vectors("js-doubles.txt");
+  }
+
+  private static List<String> vectors(String name) {
+    try (InputStream in = JsNumbersTest.class.getResourceAsStream(name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -32,6 +37,50 @@ class JsNumbersTest {
       double value = Double.longBitsToDouble(Long.parseUnsignedLong(parts[0], 16));
       assertThat(JsNumbers.toString(value)).as(parts[0]).isEqualTo(parts[1]);
     }
+  }
+
+  /**
+   * Lines written by node running js-decimals.js: numbers with up to three decimals below and
+   * around 2^31, and the next double after each.
+   */
+  @Test
+  void numbersWithFewDecimalsAreWrittenAsJavaScriptWritesThem() {
+    List<String> vectors = vectors("js-decimals.txt");
+    assertThat(vectors).hasSizeGreaterThan(10_000);
+    int plain = 0;
+    for (String line : vectors) {
+      String[] parts = line.split(" ");
+      double value = Double.longBitsToDouble(Long.parseUnsignedLong(parts[0], 16));
+      assertThat(JsNumbers.toString(value)).as(parts[0]).isEqualTo(parts[1]);
+      plain += JsNumbers.fewDecimals(value) != null ? 1 : 0;
+    }
+    assertThat(plain).as("vectors written by the few-decimals path").isGreaterThan(5_000);
+  }
+
+  @Test
+  void theFewDecimalsPathWritesWhatTheShortestDigitsGive() {
+    Random rnd = new Random(5);
+    long taken = 0;
+    for (int i = 0; i < 2_000_000; i++) {
+      double scale = Math.pow(10, i % 4);
+      double magnitude = Math.pow(10, rnd.nextInt(11));
+      double value =
+          switch (i % 4) {
+            case 0 -> Math.rint(rnd.nextDouble() * magnitude * scale) / scale;
+            case 1 -> (rnd.nextDouble() - 0.5) * magnitude;
+            case 2 -> Math.nextUp(Math.rint(rnd.nextDouble() * magnitude * scale) / scale);
+            default -> rnd.nextInt() / scale;
+          };
+      if (value == 0) {
+        continue;
+      }
+      String few = JsNumbers.fewDecimals(value);
+      if (few != null) {
+        taken++;
+        assertThat(few).as("%s", value).isEqualTo(JsNumbers.shortest(value));
+      }
+    }
+    assertThat(taken).isGreaterThan(900_000);
   }
 
   @Test
