@@ -188,6 +188,7 @@ public final class TopicTables {
           TopicTableLayout.PROP_LAYOUT_VERSION,
           Integer.toString(TopicTableLayout.TYPED_LAYOUT_VERSION));
     }
+    TopicTableLayout.payloadStatisticsOff(schema).forEach(props::putIfAbsent);
     return catalog
         .buildTable(id, schema)
         .withPartitionSpec(TopicTableLayout.partitionSpec(options.timeTransform()))
