@@ -42,14 +42,12 @@ final class StorageBackend implements AutoCloseable {
   private final TableCachingCatalog catalog;
   private final TieredSegments segments;
   private final Cache<String, StoredSegment> openSegments;
-  private final FetchResources fetching;
   private final boolean removeRows;
   private TableMaintenance maintenance;
 
   private StorageBackend(
       FloeRsmConfig config, Redactor redactor, Catalog catalog, FetchResources fetching) {
     this.config = config;
-    this.fetching = fetching;
     this.redactor = redactor;
     this.catalog = new TableCachingCatalog(catalog, config.tableCacheExpirationMs());
     this.segments =
@@ -152,7 +150,7 @@ final class StorageBackend implements AutoCloseable {
   }
 
   ReencodedSegmentCache fetchCache() {
-    return fetching.cache();
+    return segments.fetching().cache();
   }
 
   /** How many readers of finished fetches the opened segments keep. */
@@ -216,7 +214,7 @@ final class StorageBackend implements AutoCloseable {
       maintenance.close(); // before the catalog it uses
     }
     openSegments.invalidateAll();
-    fetching.close();
+    segments.fetching().close();
     try {
       catalog.close();
     } catch (IOException | RuntimeException e) {
