@@ -28,6 +28,16 @@ final class ConsumerReads implements AutoCloseable {
   /** Reads of at least this many records poll Kafka on a thread of their own. */
   static final long READ_AHEAD_MIN_RECORDS = 5_000;
 
+  /**
+   * The broker's longest wait for records, unless the configuration says otherwise. A read asks
+   * only for offsets below the ends it was given, which Kafka already holds, so a long poll never
+   * helps; but the fetch a consumer sends ahead at the end of each read waits this long at the log
+   * end, and the pooled consumer's next read, of another topic for example, cannot fetch until it
+   * returns (with Kafka's default of 500 ms, a cold build of a quiet topic started half a second
+   * late).
+   */
+  static final String FETCH_MAX_WAIT_MS = "10";
+
   /** How much longer than a read's own bound its caller waits for the next batch. */
   private static final long READ_AHEAD_SLACK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -47,6 +57,7 @@ final class ConsumerReads implements AutoCloseable {
     this.timeout = timeout;
     Map<String, Object> common = new HashMap<>(kafkaProps);
     common.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "floe-head-view");
+    common.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, FETCH_MAX_WAIT_MS);
     common.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     common.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     common.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
@@ -57,6 +68,11 @@ final class ConsumerReads implements AutoCloseable {
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     common.keySet().retainAll(ConsumerConfig.configNames());
     this.consumerProps = common;
+  }
+
+  /** The properties its consumers are created with. */
+  Map<String, Object> consumerProps() {
+    return Map.copyOf(consumerProps);
   }
 
   /**
