@@ -185,7 +185,7 @@ final class HeadView {
                 built == null ? null : built.cached(base),
                 new HeadPlanner.Found(
                     base.metadataFileLocation(),
-                    () -> HeadPlanner.TableShape.of(HeadWriter.withUnpartitionedSpec(base)),
+                    () -> HeadPlanner.TableShape.of(ViewOperations.viewMetadata(base)),
                     committedEnds,
                     info.partitions(),
                     offsets.start(),
@@ -240,9 +240,7 @@ final class HeadView {
               plan.from(),
               Map.of(),
               new ViewOperations(
-                  HeadWriter.withUnpartitionedSpec(base),
-                  table.io(),
-                  folder + "/" + UUID.randomUUID()),
+                  ViewOperations.viewMetadata(base), table.io(), folder + "/" + UUID.randomUUID()),
               List.of());
       try {
         built = append(topic, fresh, plan, timings);

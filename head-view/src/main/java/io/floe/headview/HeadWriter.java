@@ -17,16 +17,12 @@ import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.PropertyUtil;
@@ -116,21 +112,6 @@ final class HeadWriter {
             .build();
   }
 
-  /**
-   * The metadata with an unpartitioned spec among its specs (not the default), for single-file
-   * increments.
-   */
-  static TableMetadata withUnpartitionedSpec(TableMetadata base) {
-    for (PartitionSpec spec : base.specs()) {
-      if (spec.isUnpartitioned()) {
-        return base;
-      }
-    }
-    return TableMetadata.buildFrom(base)
-        .addPartitionSpec(PartitionSpec.builderFor(base.schema()).build())
-        .build();
-  }
-
   /** Its writer factory (data files, and position delete files for {@link HeadTrims}). */
   FileWriterFactory<Record> writerFactory() {
     return writers;
@@ -189,16 +170,14 @@ final class HeadWriter {
   }
 
   private List<HeadFile> writePartitioned(KafkaHead kafka, String topic, Ranges range) {
-    PartitionSpec spec = view.spec();
     RowCodec rows = codecs.forHead(view);
-    PartitionKey key = new PartitionKey(spec, schema);
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     long targetSize =
         PropertyUtil.propertyAsLong(
             writeProps,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-    FanoutDataWriter<Record> writer = new FanoutDataWriter<>(writers, files, view.io(), targetSize);
+    HeadPartitionWriters writer =
+        new HeadPartitionWriters(writers, files, view.io(), targetSize, view.spec(), schema);
     RuntimeException failure = null;
     try {
       kafka.read(
@@ -207,9 +186,7 @@ final class HeadWriter {
           range.to(),
           r -> {
             long t = System.nanoTime();
-            Record row = rows.newRow(ConsumedRecords.of(r));
-            key.partition(wrapper.wrap(row));
-            writer.write(row, spec, key);
+            writer.write(rows.newRow(ConsumedRecords.of(r)), r.partition(), r.timestamp());
             writeNanos += System.nanoTime() - t;
           });
     } catch (RuntimeException e) {
@@ -217,7 +194,7 @@ final class HeadWriter {
     } finally {
       failure = close(writer, failure);
     }
-    List<DataFile> written = writer.result().dataFiles();
+    List<DataFile> written = writer.dataFiles();
     if (failure != null) {
       Leftovers.delete(view.io(), written.stream().map(DataFile::location).toList());
       throw failure;

@@ -2,6 +2,7 @@ package io.floe.headview;
 
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.PartitionSpec;
@@ -9,6 +10,7 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
@@ -32,6 +34,30 @@ final class ViewOperations implements TableOperations {
     this.current = base;
     this.io = io;
     this.scratch = scratch;
+  }
+
+  /**
+   * The real table's metadata as a head's view starts from: with an unpartitioned spec among its
+   * specs (not the default) for single-file increments, and with manifest merging off. A load after
+   * a tier commit adds a row delta, which would otherwise merge the table's manifests into new ones
+   * under the scratch prefix (reading every one of them) whenever the table's newest manifests
+   * reach {@code commit.manifest.min-count-to-merge}.
+   */
+  static TableMetadata viewMetadata(TableMetadata base) {
+    boolean unpartitioned = base.specs().stream().anyMatch(PartitionSpec::isUnpartitioned);
+    boolean mergeOff =
+        "false".equals(base.properties().get(TableProperties.MANIFEST_MERGE_ENABLED));
+    if (unpartitioned && mergeOff) {
+      return base;
+    }
+    TableMetadata.Builder view = TableMetadata.buildFrom(base);
+    if (!unpartitioned) {
+      view.addPartitionSpec(PartitionSpec.builderFor(base.schema()).build());
+    }
+    if (!mergeOff) {
+      view.setProperties(Map.of(TableProperties.MANIFEST_MERGE_ENABLED, "false"));
+    }
+    return view.build();
   }
 
   String scratch() {

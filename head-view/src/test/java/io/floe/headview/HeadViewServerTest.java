@@ -29,8 +29,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -292,6 +294,40 @@ class HeadViewServerTest {
     assertThat(deleteRowCounts(twice)).containsExactlyInAnyOrder(10L, 15L);
     assertThat(twice.currentSnapshot().summary())
         .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-39");
+  }
+
+  /**
+   * A load after a tier commit adds a row delta to the view; it must keep the table's manifests as
+   * they are, even when they reach the table's merge threshold (it would otherwise read them all
+   * and write merged copies under the scratch prefix).
+   */
+  @Test
+  void aLoadAfterATierCommitNeverRewritesTheTablesManifests() throws Exception {
+    String topic = "many.manifests";
+    String topicId = createTopic(topic, 1);
+    Table real = topicTables.resolve(topic, topicId);
+    real.updateProperties().set(TableProperties.MANIFEST_MIN_MERGE_COUNT, "4").commit();
+    TableIdentifier id = TableIdentifier.of("kafka", TopicTables.baseTableName(topic));
+    produce(topic, 1, 0, 40);
+    commitTiered(real, topic, 0, 0, 2);
+    commitTiered(real, topic, 0, 2, 4);
+    assertRows(read(client.loadTable(id)), 1, 40);
+
+    commitTiered(real, topic, 0, 4, 10);
+    real.refresh();
+    Set<String> tableManifests =
+        real.currentSnapshot().dataManifests(real.io()).stream()
+            .map(ManifestFile::path)
+            .collect(Collectors.toSet());
+    assertThat(tableManifests).as("the table's own commits merged nothing yet").hasSize(3);
+    Table view = client.loadTable(id);
+    assertRows(read(view), 1, 40);
+    assertThat(deleteRowCounts(view)).as("the head file is trimmed: a row delta").isNotEmpty();
+    assertThat(
+            view.currentSnapshot().dataManifests(view.io()).stream()
+                .map(ManifestFile::path)
+                .collect(Collectors.toSet()))
+        .containsAll(tableManifests);
   }
 
   /**

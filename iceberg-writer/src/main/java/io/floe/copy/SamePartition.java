@@ -19,9 +19,11 @@ import org.apache.iceberg.util.SerializableFunction;
  * has the same {@code kafka.partition}, so when each field of the spec takes {@code
  * kafka.partition} or {@code kafka.timestamp}, rows whose timestamps the spec's transforms map to
  * the same values share a partition. A spec with any other source field (a user may evolve the
- * spec) tells nothing: every row then has its partition computed.
+ * spec) tells nothing: every row then has its partition computed. Where rows of several Kafka
+ * partitions interleave (the head view), a row shares the previous row's partition only when it
+ * also shares its Kafka partition.
  */
-final class SamePartition {
+public final class SamePartition {
   private final List<TimeField> timeFields;
   private final boolean known;
   private boolean hasPrevious;
@@ -31,7 +33,7 @@ final class SamePartition {
     this.known = known;
   }
 
-  static SamePartition of(PartitionSpec spec, Schema schema) {
+  public static SamePartition of(PartitionSpec spec, Schema schema) {
     Types.NestedField partition = schema.findField(TopicTableLayout.PARTITION);
     Types.NestedField timestamp = schema.findField(TopicTableLayout.TIMESTAMP);
     List<TimeField> timeFields = new ArrayList<>();
@@ -53,7 +55,7 @@ final class SamePartition {
    * True when a row with timestamp {@code micros} belongs to the partition of the row passed to the
    * previous call; from then on that row is the previous one.
    */
-  boolean asPrevious(long micros) {
+  public boolean asPrevious(long micros) {
     if (!known) {
       return false;
     }
