@@ -3,6 +3,7 @@ package io.floe.headview;
 import io.floe.format.RecordHeader;
 import io.floe.format.TimestampType;
 import io.floe.rows.ConsumedRecord;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -13,7 +14,7 @@ final class ConsumedRecords {
   private ConsumedRecords() {}
 
   /** The fields of a consumed record that a row holds, without the Kafka client's types. */
-  static ConsumedRecord of(ConsumerRecord<byte[], byte[]> r) {
+  static ConsumedRecord of(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
     List<RecordHeader> headers = new ArrayList<>();
     for (Header h : r.headers()) {
       headers.add(new RecordHeader(h.key(), h.value()));

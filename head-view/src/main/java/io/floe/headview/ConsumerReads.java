@@ -1,5 +1,6 @@
 package io.floe.headview;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
 /**
  * The head view's reads of committed records: {@code isolation.level=read_committed} consumers
@@ -43,7 +44,7 @@ final class ConsumerReads implements AutoCloseable {
 
   private final Map<String, Object> consumerProps;
   private final Duration timeout;
-  private final Deque<KafkaConsumer<byte[], byte[]>> idle = new ArrayDeque<>();
+  private final Deque<KafkaConsumer<ByteBuffer, ByteBuffer>> idle = new ArrayDeque<>();
   private final ExecutorService readers =
       Executors.newCachedThreadPool(
           r -> {
@@ -63,9 +64,10 @@ final class ConsumerReads implements AutoCloseable {
     common.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     common.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     common.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    common.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     common.put(
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
+    common.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
     common.keySet().retainAll(ConsumerConfig.configNames());
     this.consumerProps = common;
   }
@@ -85,7 +87,7 @@ final class ConsumerReads implements AutoCloseable {
       String topic,
       Map<Integer, Long> from,
       Map<Integer, Long> to,
-      Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+      Consumer<ConsumerRecord<ByteBuffer, ByteBuffer>> sink) {
     Map<TopicPartition, Long> ends = new HashMap<>();
     long records = 0;
     for (Map.Entry<Integer, Long> e : from.entrySet()) {
@@ -104,7 +106,7 @@ final class ConsumerReads implements AutoCloseable {
     long maxWaitNanos = timeout.toNanos() + READ_AHEAD_SLACK_NANOS;
     return ReadAhead.run(
         readers,
-        (Consumer<List<ConsumerRecord<byte[], byte[]>>> batches) ->
+        (Consumer<List<ConsumerRecord<ByteBuffer, ByteBuffer>>> batches) ->
             withConsumer(c -> poll(c, topic, from, ends, batches)),
         sink,
         maxWaitNanos,
@@ -123,11 +125,11 @@ final class ConsumerReads implements AutoCloseable {
    * poll's records below their end to {@code batches}.
    */
   private long poll(
-      KafkaConsumer<byte[], byte[]> c,
+      KafkaConsumer<ByteBuffer, ByteBuffer> c,
       String topic,
       Map<Integer, Long> from,
       Map<TopicPartition, Long> ends,
-      Consumer<List<ConsumerRecord<byte[], byte[]>>> batches) {
+      Consumer<List<ConsumerRecord<ByteBuffer, ByteBuffer>>> batches) {
     c.assign(ends.keySet());
     ends.keySet().forEach(tp -> c.seek(tp, from.get(tp.partition())));
     Set<TopicPartition> remaining = new HashSet<>(ends.keySet());
@@ -146,8 +148,8 @@ final class ConsumerReads implements AutoCloseable {
                   + remaining,
               null);
         }
-        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r :
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> batch = new ArrayList<>();
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> r :
             c.poll(Duration.ofNanos(Math.min(left, 200_000_000L)))) {
           Long end = ends.get(new TopicPartition(r.topic(), r.partition()));
           if (end != null && r.offset() < end) {
@@ -172,8 +174,9 @@ final class ConsumerReads implements AutoCloseable {
     return count;
   }
 
-  private <T> T withConsumer(java.util.function.Function<KafkaConsumer<byte[], byte[]>, T> work) {
-    KafkaConsumer<byte[], byte[]> c;
+  private <T> T withConsumer(
+      java.util.function.Function<KafkaConsumer<ByteBuffer, ByteBuffer>, T> work) {
+    KafkaConsumer<ByteBuffer, ByteBuffer> c;
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("closed");
@@ -208,7 +211,7 @@ final class ConsumerReads implements AutoCloseable {
 
   @Override
   public void close() {
-    List<KafkaConsumer<byte[], byte[]>> toClose;
+    List<KafkaConsumer<ByteBuffer, ByteBuffer>> toClose;
     synchronized (this) {
       closed = true;
       toClose = new ArrayList<>(idle);

@@ -42,7 +42,8 @@ public final class HeadViewConfigDocs {
         HeadViewConfig.KAFKA_PREFIX,
         "Kafka client properties, prefix removed (bootstrap.servers, security settings, ...). The"
             + " service forces isolation.level=read_committed, no group, no auto commit, no topic"
-            + " auto-creation. Values are never logged.");
+            + " auto-creation; fetch.max.wait.ms is 10 unless set here (a read asks only for records"
+            + " Kafka holds). Values are never logged.");
     docs.put(
         HeadViewConfig.CLIENT_PREFIX,
         "Sent to REST clients as /v1/config defaults, prefix removed (for example the FileIO settings"

@@ -1,5 +1,6 @@
 package io.floe.headview;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -156,7 +157,7 @@ final class KafkaHead implements AutoCloseable {
       String topic,
       Map<Integer, Long> from,
       Map<Integer, Long> to,
-      Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+      Consumer<ConsumerRecord<ByteBuffer, ByteBuffer>> sink) {
     return reads.read(topic, from, to, sink);
   }
 

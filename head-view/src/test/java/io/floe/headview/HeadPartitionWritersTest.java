@@ -97,7 +97,7 @@ class HeadPartitionWritersTest {
         }
         byte[] key = ("k" + random.nextInt(50)).getBytes(StandardCharsets.UTF_8);
         out.add(
-            new ConsumedRecord(
+            ConsumedRecord.of(
                 partition,
                 offset,
                 timestamp,

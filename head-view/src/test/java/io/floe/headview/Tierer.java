@@ -3,6 +3,7 @@ package io.floe.headview;
 import io.floe.layout.SegmentSummary;
 import io.floe.rows.RowCodec;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
 /**
  * Stands in for the plugin's copy path in tests and the bench: commits offsets [from, to) of one
@@ -28,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * rows read back from the broker.
  */
 public final class Tierer implements AutoCloseable {
-  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
   private final String topic;
   private int fileCounter;
 
@@ -42,8 +43,8 @@ public final class Tierer implements AutoCloseable {
                 "read_committed",
                 "auto.offset.reset",
                 "none"),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer());
+            new ByteBufferDeserializer(),
+            new ByteBufferDeserializer());
     this.topic = topic;
   }
 
@@ -69,7 +70,7 @@ public final class Tierer implements AutoCloseable {
     consumer.seek(tp, from);
     try (writer) {
       while (consumer.position(tp) < to) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> r : consumer.poll(Duration.ofMillis(200))) {
           if (r.offset() < to) {
             Record row = rows.newRow(ConsumedRecords.of(r));
             key.partition(wrapper.wrap(row));

@@ -19,6 +19,11 @@ public final class BinaryValueCodec implements ValueCodec {
   }
 
   @Override
+  public void write(ByteBuffer bytes, StructLike row) {
+    row.set(position, bytes);
+  }
+
+  @Override
   public byte[] read(StructLike row) {
     return RowCodec.bytes(row.get(position, ByteBuffer.class));
   }

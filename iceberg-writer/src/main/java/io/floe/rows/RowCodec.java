@@ -153,7 +153,9 @@ public final class RowCodec {
     setProducer(newKafka, -1L, -1, -1, false, null);
     GenericRecord newRow = GenericRecord.create(rowType);
     newRow.set(kafkaPos, newKafka);
-    setPayload(newRow, record.key(), record.value(), record.headers());
+    setHeaders(newRow, record.headers());
+    keys.write(record.key(), newRow);
+    values.write(record.value(), newRow);
     return newRow;
   }
 
@@ -225,6 +227,12 @@ public final class RowCodec {
 
   private void setPayload(
       GenericRecord target, byte[] key, byte[] value, List<RecordHeader> recordHeaders) {
+    setHeaders(target, recordHeaders);
+    keys.write(key, target);
+    values.write(value, target);
+  }
+
+  private void setHeaders(GenericRecord target, List<RecordHeader> recordHeaders) {
     List<Record> headers =
         recordHeaders.isEmpty() ? List.of() : new ArrayList<>(recordHeaders.size());
     for (RecordHeader h : recordHeaders) {
@@ -233,8 +241,6 @@ public final class RowCodec {
       header.set(headerValuePos, h.value() == null ? null : ByteBuffer.wrap(h.value()));
       headers.add(header);
     }
-    keys.write(key, target);
-    values.write(value, target);
     target.set(headersPos, headers);
   }
 

@@ -1,5 +1,6 @@
 package io.floe.rows;
 
+import java.nio.ByteBuffer;
 import org.apache.iceberg.StructLike;
 
 /**
@@ -11,6 +12,14 @@ public interface ValueCodec {
 
   /** Sets the row's column(s) for {@code bytes}; null is a null key or value. */
   void write(byte[] bytes, StructLike row);
+
+  /**
+   * As {@link #write(byte[], StructLike)} for the bytes from the buffer's position to its limit,
+   * which it does not move; the row may keep the buffer (binary columns do, uncopied).
+   */
+  default void write(ByteBuffer bytes, StructLike row) {
+    write(RowCodec.bytes(bytes), row);
+  }
 
   /** The bytes the row's column(s) hold, as they were written; null for a null key or value. */
   byte[] read(StructLike row);

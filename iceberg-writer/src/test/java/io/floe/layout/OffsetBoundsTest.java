@@ -286,7 +286,7 @@ class OffsetBoundsTest {
             .map(
                 r ->
                     codec.newRow(
-                        new ConsumedRecord(
+                        ConsumedRecord.of(
                             (int) r[0],
                             r[1],
                             1_700_000_000_000L,

@@ -124,7 +124,7 @@ class RowCodecTest {
   void headRowsCarryWhatAConsumerSeesAndUnknownForTheRest() {
     RowCodec codec = new RowCodec(TopicTableLayout.SCHEMA);
     ConsumedRecord consumed =
-        new ConsumedRecord(
+        ConsumedRecord.of(
             2,
             77,
             1_700_000_000_321L,
@@ -157,12 +157,29 @@ class RowCodecTest {
   }
 
   @Test
+  void headRowsOfBufferViewsHoldExactlyTheirPayloadsWithoutMovingThem() {
+    byte[] fetched = bytes("..key|value..");
+    ByteBuffer key = ByteBuffer.wrap(fetched, 2, 3).slice();
+    ByteBuffer value = ByteBuffer.wrap(fetched, 6, 5);
+    RowCodec codec = new RowCodec(TopicTableLayout.SCHEMA);
+    Record row =
+        codec.newRow(
+            new ConsumedRecord(0, 9, 1_000L, TimestampType.CREATE_TIME, 0, key, value, null));
+    KafkaRecord back = codec.fromRow(row);
+    assertThat(back.key()).isEqualTo(bytes("key"));
+    assertThat(back.value()).isEqualTo(bytes("value"));
+    assertThat(value.position()).isEqualTo(6);
+    assertThat(value.remaining()).isEqualTo(5);
+    assertThat(codec.fromRow(row).value()).isEqualTo(bytes("value"));
+  }
+
+  @Test
   void headRowsKeepAKnownLeaderEpochAndCreateTime() {
     RowCodec codec = new RowCodec(TopicTableLayout.SCHEMA);
     Record kafka =
         kafka(
             codec.newRow(
-                new ConsumedRecord(
+                ConsumedRecord.of(
                     0, 5, 1_000L, TimestampType.CREATE_TIME, 3, bytes("k"), null, null)));
     assertThat(kafka.getField("leader_epoch")).isEqualTo(3);
     assertThat(kafka.getField("timestamp_type")).isEqualTo("CREATE_TIME");
@@ -202,7 +219,7 @@ class RowCodecTest {
 
     Record head =
         codec.newRow(
-            new ConsumedRecord(1, 41, 5L, TimestampType.CREATE_TIME, 0, null, bytes("v"), null));
+            ConsumedRecord.of(1, 41, 5L, TimestampType.CREATE_TIME, 0, null, bytes("v"), null));
     assertThat(head.getField("ingested_by")).isNull();
     assertThat(kafka(head).getField("offset")).isEqualTo(41L);
     assertThat(head.getField("value")).isEqualTo(ByteBuffer.wrap(bytes("v")));

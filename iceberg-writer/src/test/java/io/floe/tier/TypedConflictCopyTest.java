@@ -223,7 +223,7 @@ class TypedConflictCopyTest {
   }
 
   private static ConsumedRecord consumed(long offset, byte[] value) {
-    return new ConsumedRecord(
+    return ConsumedRecord.of(
         0, offset, 1_700_000_000_000L, TimestampType.CREATE_TIME, 0, null, value, List.of());
   }
 

@@ -232,7 +232,7 @@ class TypedCopyTest {
   }
 
   private static ConsumedRecord consumed(int partition, long offset, byte[] value) {
-    return new ConsumedRecord(
+    return ConsumedRecord.of(
         partition,
         offset,
         1_700_000_000_000L,
