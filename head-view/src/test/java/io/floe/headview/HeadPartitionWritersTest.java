@@ -9,6 +9,7 @@ import io.floe.layout.WithoutHadoopDefaults;
 import io.floe.rows.ConsumedRecord;
 import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
+import io.floe.testing.PartitionChecks;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
 import java.nio.charset.StandardCharsets;
@@ -18,21 +19,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.parquet.Parquet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -134,37 +127,11 @@ class HeadPartitionWritersTest {
   /** Checks each file's rows against its partition; returns the number of rows read. */
   private static long checked(Table table, List<DataFile> files) throws Exception {
     Set<String> partitions = new HashSet<>();
-    PartitionKey key = new PartitionKey(table.spec(), table.schema());
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
     long rows = 0;
     for (DataFile file : files) {
-      long inFile = 0;
-      try (CloseableIterable<Record> records =
-          Parquet.read(table.io().newInputFile(file.location()))
-              .project(table.schema())
-              .createReaderFunc(s -> GenericParquetReaders.buildReader(table.schema(), s))
-              .build()) {
-        for (Record row : records) {
-          key.partition(wrapper.wrap(row));
-          assertThat(same(key, file.partition()))
-              .as("row at %s in %s", row, file.partition())
-              .isTrue();
-          inFile++;
-        }
-      }
-      assertThat(inFile).isEqualTo(file.recordCount());
+      rows += PartitionChecks.rowsInTheirFilesPartition(table, file);
       assertThat(partitions.add(file.partition().toString())).as("one file per partition").isTrue();
-      rows += inFile;
     }
     return rows;
-  }
-
-  private static boolean same(StructLike a, StructLike b) {
-    for (int i = 0; i < a.size(); i++) {
-      if (!Objects.equals(a.get(i, Object.class), b.get(i, Object.class))) {
-        return false;
-      }
-    }
-    return a.size() == b.size();
   }
 }

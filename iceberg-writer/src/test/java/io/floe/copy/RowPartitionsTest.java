@@ -8,6 +8,7 @@ import io.floe.format.TimestampType;
 import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
 import io.floe.testing.Batches;
+import io.floe.testing.PartitionChecks;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
 import io.floe.testing.TestCatalogs.Storage;
@@ -17,19 +18,11 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,24 +96,7 @@ class RowPartitionsTest {
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         DataFile file = task.file();
-        PartitionSpec spec = table.specs().get(file.specId());
-        PartitionKey key = new PartitionKey(spec, table.schema());
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
-        long rows = 0;
-        try (CloseableIterable<Record> records =
-            Parquet.read(table.io().newInputFile(file.location()))
-                .project(table.schema())
-                .createReaderFunc(s -> GenericParquetReaders.buildReader(table.schema(), s))
-                .build()) {
-          for (Record row : records) {
-            key.partition(wrapper.wrap(row));
-            assertThat(same(key, file.partition()))
-                .as("row at %s in %s", row, file.partition())
-                .isTrue();
-            rows++;
-          }
-        }
-        assertThat(rows).isEqualTo(file.recordCount());
+        PartitionChecks.rowsInTheirFilesPartition(table, file);
         assertThat(partitions.add(file.partition().toString()))
             .as("one file per partition")
             .isTrue();
@@ -128,14 +104,5 @@ class RowPartitionsTest {
       }
     }
     return files;
-  }
-
-  private static boolean same(StructLike a, StructLike b) {
-    for (int i = 0; i < a.size(); i++) {
-      if (!Objects.equals(a.get(i, Object.class), b.get(i, Object.class))) {
-        return false;
-      }
-    }
-    return a.size() == b.size();
   }
 }
