@@ -3,7 +3,6 @@ package io.floe.headview;
 import io.floe.copy.SamePartition;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -84,21 +83,23 @@ final class HeadPartitionWriters implements Closeable {
       return;
     }
     closed = true;
-    IOException failure = null;
+    Exception failure = null;
     for (RollingDataWriter<Record> writer : open.values()) {
       try {
         writer.close();
-      } catch (IOException | UncheckedIOException e) {
-        IOException io = e instanceof IOException ioe ? ioe : ((UncheckedIOException) e).getCause();
+      } catch (IOException | RuntimeException e) {
         if (failure == null) {
-          failure = io;
+          failure = e;
         } else {
-          failure.addSuppressed(io);
+          failure.addSuppressed(e);
         }
       }
     }
+    if (failure instanceof IOException io) {
+      throw io;
+    }
     if (failure != null) {
-      throw failure;
+      throw (RuntimeException) failure;
     }
   }
 
