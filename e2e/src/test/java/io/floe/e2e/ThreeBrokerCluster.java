@@ -1,5 +1,7 @@
 package io.floe.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import io.floe.rsm.metrics.FloeRsmMetrics;
 import io.floe.testing.TestCatalogs;
 import java.io.IOException;
@@ -7,9 +9,12 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import javax.management.InstanceNotFoundException;
@@ -18,6 +23,9 @@ import kafka.server.BrokerServer;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.metadata.LeaderAndIsr;
@@ -164,7 +172,44 @@ final class ThreeBrokerCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until every partition of the internal topics ({@code __remote_log_metadata}, offsets,
+   * transactions) that broker {@code id} leads has another in-sync replica, so that stopping it
+   * leaves each of them a leader. Right after start a follower may not have joined yet; a stopped
+   * sole leader of a remote log metadata partition stalls every broker's tiering (a run stopped
+   * broker 1 a second after start: broker 0's copies then waited 120 s to publish their metadata).
+   */
+  private void awaitInternalPartitionsFollowed(int id) {
+    try (Admin admin = admin()) {
+      await("internal partitions led by broker " + id + " have another in-sync replica")
+          .atMost(TierChecks.AWAIT)
+          .pollInterval(Duration.ofMillis(100))
+          .ignoreExceptions()
+          .until(() -> internalPartitionsLedAlone(admin, id).isEmpty());
+    }
+  }
+
+  private static List<String> internalPartitionsLedAlone(Admin admin, int id) throws Exception {
+    Set<String> internal = new HashSet<>();
+    for (String name : admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get()) {
+      if (name.startsWith("__")) {
+        internal.add(name);
+      }
+    }
+    List<String> alone = new ArrayList<>();
+    for (TopicDescription d : admin.describeTopics(internal).allTopicNames().get().values()) {
+      for (TopicPartitionInfo p : d.partitions()) {
+        boolean ledHere = p.leader() != null && p.leader().id() == id;
+        if (ledHere && p.replicas().size() > 1 && p.isr().size() < 2) {
+          alone.add(d.name() + "-" + p.partition());
+        }
+      }
+    }
+    return alone;
+  }
+
   private void stop(int id) {
+    awaitInternalPartitionsFollowed(id);
     BrokerServer b = broker(id);
     for (String metric : METRICS) {
       retiredCounts.merge(id + "/" + metric, jmxCount(id, metric), Long::sum);
