@@ -35,7 +35,6 @@ final class HeadPartitionWriters implements Closeable {
   private final SamePartition samePartition;
   private final Map<StructLike, RollingDataWriter<Record>> open = new HashMap<>();
   private RollingDataWriter<Record> previous;
-  private int previousKafkaPartition = -1;
   private boolean closed;
 
   HeadPartitionWriters(
@@ -57,10 +56,8 @@ final class HeadPartitionWriters implements Closeable {
 
   /** Writes a row of Kafka partition {@code kafkaPartition} with this {@code kafka.timestamp}. */
   void write(Record row, int kafkaPartition, long timestampMillis) {
-    boolean same = samePartition.asPrevious(timestampMillis * 1000);
-    if (!same || kafkaPartition != previousKafkaPartition || previous == null) {
+    if (!samePartition.asPrevious(kafkaPartition, timestampMillis) || previous == null) {
       previous = writerOf(row);
-      previousKafkaPartition = kafkaPartition;
     }
     previous.write(row);
   }

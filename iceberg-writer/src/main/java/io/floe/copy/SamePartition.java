@@ -14,19 +14,18 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SerializableFunction;
 
 /**
- * Tells from a row's timestamp alone that it belongs to the table partition of the row before it,
- * so that a copy computes a row's partition only when that may have changed. Every row of a segment
- * has the same {@code kafka.partition}, so when each field of the spec takes {@code
- * kafka.partition} or {@code kafka.timestamp}, rows whose timestamps the spec's transforms map to
+ * Tells from a row's Kafka partition and timestamp alone that it belongs to the table partition of
+ * the row before it, so that a copy or a head build computes a row's partition only when that may
+ * have changed. When each field of the spec takes {@code kafka.partition} or {@code
+ * kafka.timestamp}, rows of the same Kafka partition whose timestamps the spec's transforms map to
  * the same values share a partition. A spec with any other source field (a user may evolve the
- * spec) tells nothing: every row then has its partition computed. Where rows of several Kafka
- * partitions interleave (the head view), a row shares the previous row's partition only when it
- * also shares its Kafka partition.
+ * spec) tells nothing: every row then has its partition computed.
  */
 public final class SamePartition {
   private final List<TimeField> timeFields;
   private final boolean known;
   private boolean hasPrevious;
+  private int previousKafkaPartition;
 
   private SamePartition(List<TimeField> timeFields, boolean known) {
     this.timeFields = timeFields;
@@ -52,18 +51,21 @@ public final class SamePartition {
   }
 
   /**
-   * True when a row with timestamp {@code micros} belongs to the partition of the row passed to the
-   * previous call; from then on that row is the previous one.
+   * True when a row of {@code kafkaPartition} with {@code kafka.timestamp} {@code timestampMillis}
+   * belongs to the partition of the row passed to the previous call; from then on that row is the
+   * previous one.
    */
-  public boolean asPrevious(long micros) {
+  public boolean asPrevious(int kafkaPartition, long timestampMillis) {
     if (!known) {
       return false;
     }
-    boolean same = hasPrevious;
+    long micros = timestampMillis * 1000;
+    boolean same = hasPrevious && kafkaPartition == previousKafkaPartition;
     for (TimeField field : timeFields) {
       same &= field.sameThenRemember(micros);
     }
     hasPrevious = true;
+    previousKafkaPartition = kafkaPartition;
     return same;
   }
 

@@ -272,7 +272,7 @@ public final class SegmentWriter {
      * OffsetDateTime}s: about a tenth of a copy's CPU for 100-byte records).
      */
     private OpenFile fileFor(Record row, long timestampMillis) {
-      if (samePartition.asPrevious(timestampMillis * 1000) && previousFile != null) {
+      if (samePartition.asPrevious(partition, timestampMillis) && previousFile != null) {
         return previousFile;
       }
       previousFile = partitionFile(row);

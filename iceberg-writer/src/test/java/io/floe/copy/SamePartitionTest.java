@@ -40,7 +40,7 @@ class SamePartitionTest {
         long millis = centre + (long) ((rnd.nextDouble() - 0.5) * 2 * spread);
         StructLike key = fullKey(spec, millis);
         boolean expected = previous != null && key.equals(previous);
-        assertThat(same.asPrevious(millis * 1000))
+        assertThat(same.asPrevious(0, millis))
             .as("%s at %s after %s", transform, Instant.ofEpochMilli(millis), previous)
             .isEqualTo(expected);
         sameCount += expected ? 1 : 0;
@@ -59,10 +59,12 @@ class SamePartitionTest {
     SamePartition same =
         SamePartition.of(TopicTableLayout.partitionSpec(TimeTransform.DAY), SCHEMA);
     long midnight = 1_700_006_400_000L; // 2023-11-15T00:00Z
-    assertThat(same.asPrevious((midnight - 1) * 1000)).as("the first row").isFalse();
-    assertThat(same.asPrevious((midnight - DAY) * 1000)).isTrue();
-    assertThat(same.asPrevious(midnight * 1000)).isFalse();
-    assertThat(same.asPrevious((midnight + DAY - 1) * 1000)).isTrue();
+    assertThat(same.asPrevious(0, midnight - 1)).as("the first row").isFalse();
+    assertThat(same.asPrevious(0, midnight - DAY)).isTrue();
+    assertThat(same.asPrevious(0, midnight)).isFalse();
+    assertThat(same.asPrevious(0, midnight + DAY - 1)).isTrue();
+    assertThat(same.asPrevious(1, midnight + DAY - 1)).as("another Kafka partition").isFalse();
+    assertThat(same.asPrevious(1, midnight + DAY - 2)).isTrue();
   }
 
   @Test
@@ -75,7 +77,7 @@ class SamePartitionTest {
             .build();
     SamePartition same = SamePartition.of(evolved, SCHEMA);
     for (int i = 0; i < 10; i++) {
-      assertThat(same.asPrevious(1_700_000_000_000_000L)).isFalse();
+      assertThat(same.asPrevious(0, 1_700_000_000_000L)).isFalse();
     }
   }
 
