@@ -1,10 +1,8 @@
 package io.floe.manifest;
 
 import io.floe.format.BatchHeader;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.IOException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -199,8 +197,9 @@ public final class BatchDirectory {
    *     an entry count or control-batch length it cannot hold)
    */
   public static BatchDirectory deserialize(byte[] data) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
-      int count = in.readInt();
+    ByteBuffer in = ByteBuffer.wrap(data);
+    try {
+      int count = in.getInt();
       if (count < 0 || count > data.length / MIN_SERIALIZED_ENTRY_BYTES) {
         throw new IllegalArgumentException(
             "Corrupt batch directory: "
@@ -213,37 +212,37 @@ public final class BatchDirectory {
       for (int i = 0; i < count; i++) {
         BatchHeader h =
             new BatchHeader(
-                in.readLong(),
-                in.readInt(),
-                in.readInt(),
-                in.readByte(),
-                in.readInt(),
-                in.readShort(),
-                in.readInt(),
-                in.readLong(),
-                in.readLong(),
-                in.readLong(),
-                in.readShort(),
-                in.readInt(),
-                in.readInt());
-        long originalPosition = in.readLong();
-        int encodedSize = in.readInt();
-        int encodedCrc = in.readInt();
-        int controlLength = in.readInt();
-        if (controlLength < -1) {
+                in.getLong(),
+                in.getInt(),
+                in.getInt(),
+                in.get(),
+                in.getInt(),
+                in.getShort(),
+                in.getInt(),
+                in.getLong(),
+                in.getLong(),
+                in.getLong(),
+                in.getShort(),
+                in.getInt(),
+                in.getInt());
+        long originalPosition = in.getLong();
+        int encodedSize = in.getInt();
+        int encodedCrc = in.getInt();
+        int controlLength = in.getInt();
+        if (controlLength < -1 || controlLength > in.remaining()) {
           throw new IllegalArgumentException(
               "Corrupt batch directory: control batch length " + controlLength);
         }
         byte[] control = null;
         if (controlLength >= 0) {
           control = new byte[controlLength];
-          in.readFully(control);
+          in.get(control);
         }
         entries.add(new Entry(h, originalPosition, encodedSize, encodedCrc, control));
       }
       return new BatchDirectory(entries);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("Corrupt batch directory", e);
+    } catch (BufferUnderflowException e) {
+      throw new IllegalArgumentException("Corrupt batch directory: truncated", e);
     }
   }
 }

@@ -280,6 +280,12 @@ class BatchDirectoryTest {
     assertThatThrownBy(() -> BatchDirectory.deserialize(badControl))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("control batch length -2");
+
+    byte[] hugeControl = new BatchDirectory(List.of(entry(0, 0, 1, 10))).serialize();
+    ByteBuffer.wrap(hugeControl).putInt(hugeControl.length - 4, Integer.MAX_VALUE);
+    assertThatThrownBy(() -> BatchDirectory.deserialize(hugeControl))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("control batch length " + Integer.MAX_VALUE);
   }
 
   /** Offset index entries as {relative offset, position}. */
