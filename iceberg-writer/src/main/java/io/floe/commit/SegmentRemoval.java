@@ -2,6 +2,7 @@ package io.floe.commit;
 
 import io.floe.copy.PositionDeletes;
 import io.floe.format.OffsetRange;
+import io.floe.layout.CallerRuns;
 import io.floe.layout.OffsetBounds;
 import io.floe.layout.SegmentSummary;
 import java.util.HashSet;
@@ -61,6 +62,8 @@ public final class SegmentRemoval {
           .set(SegmentSummary.PARTITION, Integer.toString(segment.partition()))
           .set(SegmentSummary.SEGMENT_ID, segmentId)
           .set(SegmentSummary.OPERATION, SegmentSummary.DELETE_SEGMENT)
+          .scanManifestsWith(CallerRuns.EXECUTOR)
+          .writeManifestsWith(CallerRuns.EXECUTOR, 1)
           .commit();
     }
     return removed;

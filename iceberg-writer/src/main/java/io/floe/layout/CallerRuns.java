@@ -6,11 +6,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs each task in the thread that submits it, for Iceberg's manifest scans of one copy. Given its
- * worker pool instead, Iceberg polls for the tasks' results every 10 ms ({@code Tasks.waitFor},
- * {@code ParallelIterable}), which a copy of a handful of manifests waits out at every step; a
- * commit that waits between reading the table's metadata and swapping it loses more races. Never
- * shut down: the instance is shared.
+ * Runs each task in the thread that submits it, for Iceberg's manifest scans and writes of Floe's
+ * own snapshots and scans (copies, segment removals, a head view's loads). Given its worker pool
+ * instead, Iceberg polls for the tasks' results every 10 ms ({@code Tasks.waitFor}, {@code
+ * ParallelIterable}), which work on a handful of manifests waits out at every step; a commit that
+ * waits between reading the table's metadata and swapping it loses more races. Never shut down: the
+ * instance is shared.
  */
 public final class CallerRuns extends AbstractExecutorService {
   public static final ExecutorService EXECUTOR = new CallerRuns();

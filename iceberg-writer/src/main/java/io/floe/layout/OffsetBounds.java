@@ -166,7 +166,12 @@ public final class OffsetBounds {
    */
   public void mergeFileEnds(long snapshotId, Map<Integer, Long> next) {
     try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
+        table
+            .newScan()
+            .useSnapshot(snapshotId)
+            .includeColumnStats()
+            .planWith(CallerRuns.EXECUTOR)
+            .planFiles()) {
       for (FileScanTask task : tasks) {
         mergeEnds(task.file(), next);
       }
