@@ -71,8 +71,11 @@ final class SnapshotBoundaries {
     }
     Map<Integer, Long> next = new HashMap<>(ends);
     for (Snapshot s : newer) {
-      OffsetBounds.mergeSummaryEnd(s, next);
-      OffsetBounds.of(table, base).mergeAddedFileEnds(s, next);
+      // A segment commit's files hold only its segments' offsets, whose ends its summary records:
+      // only the files of other snapshots (another writer's appends) are read.
+      if (!OffsetBounds.mergeSummaryEnd(s, next)) {
+        OffsetBounds.of(table, base).mergeAddedFileEnds(s, next);
+      }
     }
     return next;
   }

@@ -213,6 +213,29 @@ class HeadViewServerTest {
   }
 
   @Test
+  void anotherWritersCommitMovesTheHeadPastTheOffsetsItsFilesHold() throws Exception {
+    String topic = "other_writer";
+    String topicId = createTopic(topic, 2);
+    Table real = topicTables.resolve(topic, topicId);
+    TableIdentifier id = TableIdentifier.of("kafka", topic);
+    produce(topic, 2, 0, 30);
+    assertRows(read(client.loadTable(id)), 2, 30);
+
+    // A segment commit moves the boundary by its summary, another writer's by its files' offsets.
+    commitTiered(real, topic, 0, 0, 10);
+    assertRows(read(client.loadTable(id)), 2, 30);
+    try (Tierer tierer = new Tierer(kafka.bootstrapServers(), topic)) {
+      tierer.commitWithoutSummary(real, 1, 0, 20);
+      tierer.commitWithoutSummary(real, 0, 10, 25);
+    }
+    produce(topic, 2, 30, 5);
+    Table head = client.loadTable(id);
+    assertRows(read(head), 2, 35);
+    assertThat(head.currentSnapshot().summary())
+        .containsEntry(HeadView.SUMMARY_HEAD_OFFSETS, "0:25-34,1:20-34");
+  }
+
+  @Test
   void abortedTransactionsNeverShowAndAnEmptyTableGetsItsWholeHead() throws Exception {
     String topic = "payments";
     String topicId = createTopic(topic, 1);

@@ -49,6 +49,17 @@ public final class Tierer implements AutoCloseable {
   }
 
   public void commit(Table table, int partition, long from, long to) throws IOException {
+    commit(table, partition, from, to, true);
+  }
+
+  /** The same rows committed as another writer would: a plain row delta, no segment summary. */
+  public void commitWithoutSummary(Table table, int partition, long from, long to)
+      throws IOException {
+    commit(table, partition, from, to, false);
+  }
+
+  private void commit(Table table, int partition, long from, long to, boolean summary)
+      throws IOException {
     table.refresh();
     Schema schema = table.schema();
     RowCodec rows = new RowCodec(schema);
@@ -83,11 +94,13 @@ public final class Tierer implements AutoCloseable {
     for (DataFile f : writer.result().dataFiles()) {
       delta.addRows(f);
     }
-    delta
-        .set(SegmentSummary.PARTITION, Integer.toString(partition))
-        .set(SegmentSummary.START_OFFSET, Long.toString(from))
-        .set(SegmentSummary.END_OFFSET, Long.toString(to - 1))
-        .commit();
+    if (summary) {
+      delta
+          .set(SegmentSummary.PARTITION, Integer.toString(partition))
+          .set(SegmentSummary.START_OFFSET, Long.toString(from))
+          .set(SegmentSummary.END_OFFSET, Long.toString(to - 1));
+    }
+    delta.commit();
   }
 
   @Override

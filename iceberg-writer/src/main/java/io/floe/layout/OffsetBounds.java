@@ -201,12 +201,14 @@ public final class OffsetBounds {
 
   /**
    * Raises {@code next} to the offset after the end of each segment a segment commit's summary
-   * records ({@link SegmentSummary#segmentsOf}), if the snapshot is one.
+   * records ({@link SegmentSummary#segmentsOf}), if the snapshot is one; returns whether it is.
    */
-  public static void mergeSummaryEnd(Snapshot snapshot, Map<Integer, Long> next) {
-    for (SegmentSummary.Segment s : SegmentSummary.segmentsOf(snapshot.summary())) {
+  public static boolean mergeSummaryEnd(Snapshot snapshot, Map<Integer, Long> next) {
+    List<SegmentSummary.Segment> segments = SegmentSummary.segmentsOf(snapshot.summary());
+    for (SegmentSummary.Segment s : segments) {
       next.merge(s.partition(), s.endOffset() + 1, Math::max);
     }
+    return !segments.isEmpty();
   }
 
   private void mergeEnds(DataFile file, Map<Integer, Long> next) {
