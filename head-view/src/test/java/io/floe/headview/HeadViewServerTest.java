@@ -176,11 +176,8 @@ class HeadViewServerTest {
   @Test
   void smallIncrementsShareOneFileAndATierCommitKeepsOnlyWhatLiesPastIt() throws Exception {
     String topic = "many_parts";
-    String topicId = createTopic(topic, 3);
-    Table real = topicTables.resolve(topic, topicId);
+    Table real = producedAndLoaded(topic, 3, 20);
     TableIdentifier id = TableIdentifier.of("kafka", topic);
-    produce(topic, 3, 0, 20);
-    assertRows(read(client.loadTable(id)), 3, 20);
 
     // An increment over three partitions is one data file of the unpartitioned spec the view adds.
     produce(topic, 3, 20, 10);
@@ -215,11 +212,8 @@ class HeadViewServerTest {
   @Test
   void anotherWritersCommitMovesTheHeadPastTheOffsetsItsFilesHold() throws Exception {
     String topic = "other_writer";
-    String topicId = createTopic(topic, 2);
-    Table real = topicTables.resolve(topic, topicId);
+    Table real = producedAndLoaded(topic, 2, 30);
     TableIdentifier id = TableIdentifier.of("kafka", topic);
-    produce(topic, 2, 0, 30);
-    assertRows(read(client.loadTable(id)), 2, 30);
 
     // A segment commit moves the boundary by its summary, another writer's by its files' offsets.
     commitTiered(real, topic, 0, 0, 10);
@@ -873,6 +867,18 @@ class HeadViewServerTest {
   }
 
   /** Simulates the plugin having tiered offsets [from, to) of a partition (see {@link Tierer}). */
+  /**
+   * A new topic of {@code partitions} partitions with {@code records} records in each, its head
+   * loaded once and checked; returns its real table.
+   */
+  private static Table producedAndLoaded(String topic, int partitions, int records)
+      throws Exception {
+    Table real = topicTables.resolve(topic, createTopic(topic, partitions));
+    produce(topic, partitions, 0, records);
+    assertRows(read(client.loadTable(TableIdentifier.of("kafka", topic))), partitions, records);
+    return real;
+  }
+
   private static void commitTiered(Table table, String topic, int partition, long from, long to)
       throws IOException {
     try (Tierer tierer = new Tierer(kafka.bootstrapServers(), topic)) {
