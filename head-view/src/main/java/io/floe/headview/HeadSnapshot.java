@@ -26,18 +26,12 @@ final class HeadSnapshot {
   private static SnapshotUpdate<?> update(
       Table view, List<HeadFile> carried, List<HeadFile> written, String offsets) {
     if (carried.stream().allMatch(f -> f.deletes().isEmpty())) {
-      AppendFiles append =
-          view.newFastAppend()
-              .scanManifestsWith(CallerRuns.EXECUTOR)
-              .writeManifestsWith(CallerRuns.EXECUTOR, 1);
+      AppendFiles append = CallerRuns.manifestsInCallingThread(view.newFastAppend());
       carried.forEach(f -> append.appendFile(f.file()));
       written.forEach(f -> append.appendFile(f.file()));
       return append.set(HeadView.SUMMARY_HEAD, "true").set(HeadView.SUMMARY_HEAD_OFFSETS, offsets);
     }
-    RowDelta delta =
-        view.newRowDelta()
-            .scanManifestsWith(CallerRuns.EXECUTOR)
-            .writeManifestsWith(CallerRuns.EXECUTOR, 1);
+    RowDelta delta = CallerRuns.manifestsInCallingThread(view.newRowDelta());
     for (HeadFile f : carried) {
       delta.addRows(f.file());
       f.deletes().forEach(delta::addDeletes);

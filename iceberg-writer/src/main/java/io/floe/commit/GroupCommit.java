@@ -237,15 +237,13 @@ final class GroupCommit {
       referenced.addAll(w.member.referencedFiles());
     }
     SegmentSummary.write(segments, delta::set);
-    delta
+    // Validation and manifest writes in the calling thread (see CallerRuns): every millisecond
+    // between reading the table's metadata and swapping it is one in which another broker's
+    // commit makes this one fail.
+    CallerRuns.manifestsInCallingThread(delta)
         .conflictDetectionFilter(Expressions.in(TopicTableLayout.PARTITION, partitions.toArray()))
         .validateNoConflictingDataFiles()
-        .validateDeletedFiles()
-        // Validation and manifest writes in the calling thread (see CallerRuns): every
-        // millisecond between reading the table's metadata and swapping it is one in which
-        // another broker's commit makes this one fail.
-        .scanManifestsWith(CallerRuns.EXECUTOR)
-        .writeManifestsWith(CallerRuns.EXECUTOR, 1);
+        .validateDeletedFiles();
     if (head != null) {
       delta.validateFromSnapshot(head.snapshotId());
     }

@@ -57,13 +57,11 @@ public final class SegmentRemoval {
       }
     }
     if (!removed.isEmpty() || !removedDeletes.isEmpty()) {
-      delta
+      CallerRuns.manifestsInCallingThread(delta)
           .set(SegmentSummary.TOPIC_ID, segment.topicId())
           .set(SegmentSummary.PARTITION, Integer.toString(segment.partition()))
           .set(SegmentSummary.SEGMENT_ID, segmentId)
           .set(SegmentSummary.OPERATION, SegmentSummary.DELETE_SEGMENT)
-          .scanManifestsWith(CallerRuns.EXECUTOR)
-          .writeManifestsWith(CallerRuns.EXECUTOR, 1)
           .commit();
     }
     return removed;

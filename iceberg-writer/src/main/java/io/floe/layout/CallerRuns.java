@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.SnapshotUpdate;
 
 /**
  * Runs each task in the thread that submits it, for Iceberg's manifest scans and writes of Floe's
@@ -17,6 +18,11 @@ public final class CallerRuns extends AbstractExecutorService {
   public static final ExecutorService EXECUTOR = new CallerRuns();
 
   private CallerRuns() {}
+
+  /** {@code update} with its manifests read and written in the committing thread. */
+  public static <T extends SnapshotUpdate<T>> T manifestsInCallingThread(T update) {
+    return update.scanManifestsWith(EXECUTOR).writeManifestsWith(EXECUTOR, 1);
+  }
 
   @Override
   public void execute(Runnable command) {
