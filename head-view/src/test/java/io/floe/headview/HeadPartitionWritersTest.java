@@ -3,15 +3,12 @@ package io.floe.headview;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.format.TimestampType;
-import io.floe.layout.TopicTableLayout;
-import io.floe.layout.TopicTableOptions;
 import io.floe.layout.WithoutHadoopDefaults;
 import io.floe.rows.ConsumedRecord;
 import io.floe.rows.RowCodec;
 import io.floe.rows.TableCodecs;
 import io.floe.testing.PartitionChecks;
 import io.floe.testing.TableFixture;
-import io.floe.testing.TestCatalogs.Storage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,7 +34,7 @@ class HeadPartitionWritersTest {
 
   @Test
   void interleavedKafkaPartitionsCrossingHoursLieInTheirFilesPartitions() throws Exception {
-    try (TableFixture f = hourly()) {
+    try (TableFixture f = TableFixture.hourly(dir)) {
       Table table = f.tables.resolve("clicks", "id");
       List<ConsumedRecord> records = interleaved(21);
       List<DataFile> files = written(table, records);
@@ -48,7 +45,7 @@ class HeadPartitionWritersTest {
 
   @Test
   void aSpecWithAKeyBucketStillPlacesEveryRow() throws Exception {
-    try (TableFixture f = hourly()) {
+    try (TableFixture f = TableFixture.hourly(dir)) {
       Table table = f.tables.resolve("orders", "id");
       table.updateSpec().addField(Expressions.bucket("key", 4)).commit();
       List<ConsumedRecord> records = interleaved(22);
@@ -56,13 +53,6 @@ class HeadPartitionWritersTest {
       assertThat(checked(table, files)).isEqualTo(records.size());
       assertThat(files.size()).as("hours times key buckets").isGreaterThan(9);
     }
-  }
-
-  private TableFixture hourly() {
-    return new TableFixture(
-        dir,
-        Storage.LOCAL,
-        TopicTableOptions.builder().timeTransform(TopicTableLayout.TimeTransform.HOUR).build());
   }
 
   /**

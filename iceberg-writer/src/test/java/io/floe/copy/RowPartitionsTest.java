@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.format.Compression;
 import io.floe.format.RecordBatch;
 import io.floe.format.TimestampType;
-import io.floe.layout.TopicTableLayout;
-import io.floe.layout.TopicTableOptions;
 import io.floe.testing.Batches;
 import io.floe.testing.PartitionChecks;
 import io.floe.testing.SegmentGenerator;
 import io.floe.testing.TableFixture;
-import io.floe.testing.TestCatalogs.Storage;
 import io.floe.tier.SegmentFiles;
 import io.floe.tier.SegmentKey;
 import java.io.InputStream;
@@ -34,7 +31,7 @@ class RowPartitionsTest {
 
   @Test
   void rowsGoingBackAndForthAcrossHoursLieInTheirFilesPartitions() throws Exception {
-    try (TableFixture f = hourly()) {
+    try (TableFixture f = TableFixture.hourly(dir)) {
       Path log = bouncingSegment(11).writeTo(dir.resolve("0.log"));
       Table table = copied(f, log, "clicks");
       assertThat(checkedFiles(table)).as("a file per hour, the bounces included").isEqualTo(4);
@@ -43,7 +40,7 @@ class RowPartitionsTest {
 
   @Test
   void aSpecTheUserEvolvedWithAKeyBucketStillPlacesEveryRow() throws Exception {
-    try (TableFixture f = hourly()) {
+    try (TableFixture f = TableFixture.hourly(dir)) {
       f.tables
           .resolve("orders", "id")
           .updateSpec()
@@ -53,13 +50,6 @@ class RowPartitionsTest {
       Table table = copied(f, log, "orders");
       assertThat(checkedFiles(table)).as("hours times key buckets").isGreaterThan(4);
     }
-  }
-
-  private TableFixture hourly() {
-    return new TableFixture(
-        dir,
-        Storage.LOCAL,
-        TopicTableOptions.builder().timeTransform(TopicTableLayout.TimeTransform.HOUR).build());
   }
 
   /** Batches whose timestamps go to the next hour and back, some with log-append time. */

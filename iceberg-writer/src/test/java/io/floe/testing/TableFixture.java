@@ -3,6 +3,7 @@ package io.floe.testing;
 import io.floe.commit.SegmentCommitter;
 import io.floe.copy.AbortedTransaction;
 import io.floe.copy.TransactionIndex;
+import io.floe.layout.TopicTableLayout;
 import io.floe.layout.TopicTableOptions;
 import io.floe.rows.RowCodec;
 import io.floe.tier.SegmentKey;
@@ -32,6 +33,14 @@ public final class TableFixture implements AutoCloseable {
 
   public TableFixture(Path dir, TestCatalogs.Storage storage) {
     this(dir, storage, TopicTableOptions.builder().build());
+  }
+
+  /** Tables on local disk partitioned by the hour of {@code kafka.timestamp}. */
+  public static TableFixture hourly(Path dir) {
+    return new TableFixture(
+        dir,
+        TestCatalogs.Storage.LOCAL,
+        TopicTableOptions.builder().timeTransform(TopicTableLayout.TimeTransform.HOUR).build());
   }
 
   public Table table(String topic, String topicId) {
